@@ -1,0 +1,44 @@
+# Two commands: `make run` serves Studyhall with the seed content, `make test` runs every check.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install install-test lint e2e bench clean
+
+$(BIN)/studyhall: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.test-installed: pyproject.toml $(BIN)/studyhall
+	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $@
+
+install: $(BIN)/studyhall
+
+install-test: $(VENV)/.test-installed
+
+run: install
+	$(BIN)/studyhall migrate
+	$(BIN)/studyhall seed --if-empty
+	$(BIN)/studyhall serve --host $(HOST) --port $(PORT)
+
+lint: install-test
+	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/ruff format --check app tests bench migrations
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest
+
+e2e: install-test
+	$(BIN)/pytest tests/e2e
+
+bench: install-test
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

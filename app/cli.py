@@ -1,0 +1,169 @@
+"""The `studyhall` command: serve, migrate, seed, import and export."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from app.config import get_settings
+from app.db import Database
+from app.importers.errors import ImportRefused
+from app.importers.schemas import Report
+from app.importers.service import FORMATS, import_document, seed_files
+
+cli = typer.Typer(
+    help="Studyhall: questions, notes and practice for exam prep.", no_args_is_help=True
+)
+out = Console()
+err = Console(stderr=True)
+
+
+def _database() -> Database:
+    return Database(get_settings().database_url)
+
+
+@cli.command()
+def migrate() -> None:
+    """Create or upgrade the database schema."""
+    from app.migrate import upgrade
+
+    upgrade(get_settings().database_url)
+    out.print("[green]Database is up to date.[/]")
+
+
+@cli.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 1,
+) -> None:
+    """Serve the web application."""
+    import uvicorn
+
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=get_settings().log_level,
+        proxy_headers=True,
+    )
+
+
+@cli.command()
+def seed(
+    if_empty: Annotated[
+        bool, typer.Option("--if-empty", help="Do nothing when content exists.")
+    ] = False,
+) -> None:
+    """Load the documents in the seed folder."""
+    settings = get_settings()
+    db = _database()
+    if if_empty and _has_content(db):
+        out.print("Content already present; seed skipped.")
+        return
+    files = seed_files(settings.seed_dir)
+    if not files:
+        err.print(f"[red]No seed documents in {settings.seed_dir}[/]")
+        raise typer.Exit(1)
+    _import_files(db, [(path, f"seed/{path.name}") for path in files], None)
+
+
+@cli.command("import")
+def import_(
+    files: Annotated[list[Path], typer.Argument(help="Documents to import.", show_default=False)],
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format", "-f", help=f"One of: {', '.join(FORMATS)}; detected when left out."
+        ),
+    ] = None,
+) -> None:
+    """Import question sets, notes, catalogs or exports; each file is all or nothing."""
+    _import_files(_database(), [(path, str(path)) for path in files], format)
+
+
+@cli.command()
+def export(
+    format: Annotated[str, typer.Option("--format", "-f", help="Only 'json' for now.")] = "json",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="File to write (default: standard output)."),
+    ] = None,
+) -> None:
+    """Export all content as JSON; importing it elsewhere reproduces the same content."""
+    from app.content.export import export_content
+
+    if format != "json":
+        err.print(f"[red]Unknown export format {format!r}; only 'json' is supported.[/]")
+        raise typer.Exit(2)
+    with _database().session_scope() as session:
+        text = json.dumps(export_content(session), ensure_ascii=False, indent=2) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        err.print(f"Wrote {output}")
+
+
+def _has_content(db: Database) -> bool:
+    from sqlalchemy import func, select
+
+    from app.content.models import Note, Question
+
+    with db.session_scope() as session:
+        return bool(
+            session.scalar(select(func.count(Question.id)))
+            or session.scalar(select(func.count(Note.id)))
+        )
+
+
+def _import_files(db: Database, files: list[tuple[Path, str]], format: str | None) -> None:
+    """Import each (path, label) in its own transaction; exit 1 when any file is refused."""
+    settings = get_settings()
+    refused = 0
+    with Progress(console=err, transient=True) as progress:
+        task = progress.add_task("Importing", total=len(files))
+        for path, label in files:
+            progress.update(task, description=f"Importing {label}")
+            try:
+                data = _read(path, label, settings.max_upload_bytes)
+                report = import_document(db, data, label, settings.link_threshold, format)
+            except ImportRefused as exc:
+                refused += 1
+                err.print(f"[red]refused[/] {exc}  [dim](nothing from this file was saved)[/]")
+            else:
+                _print_report(report)
+            progress.advance(task)
+    if refused:
+        err.print(f"[red]{refused} of {len(files)} file(s) refused.[/]")
+        raise typer.Exit(1)
+
+
+def _read(path: Path, label: str, limit: int) -> bytes:
+    if not path.is_file():
+        raise ImportRefused(label, 1, "no such file")
+    size = path.stat().st_size
+    if size > limit:
+        raise ImportRefused(
+            str(path),
+            1,
+            f"the file is {size:,} bytes; the limit is {limit:,} (STUDYHALL_MAX_UPLOAD_BYTES)",
+        )
+    return path.read_bytes()
+
+
+def _print_report(report: Report) -> None:
+    counts = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in report.counts.items())
+    out.print(f"[green]imported[/] {report.file} ({report.format}): {counts}")
+    for warning in report.warnings:
+        out.print(f"  [yellow]warning[/] {report.file}:{warning.line}: {warning.message}")
+
+
+def main() -> None:
+    cli()

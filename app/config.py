@@ -1,0 +1,44 @@
+"""Settings, read once from the environment (prefix STUDYHALL_)."""
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """Every setting of Studyhall; each one is documented in README.md."""
+
+    model_config = SettingsConfigDict(env_prefix="STUDYHALL_", extra="ignore")
+
+    database_url: str = Field(
+        default=f"sqlite:///{PROJECT_ROOT / 'var' / 'studyhall.db'}",
+        description="SQLAlchemy URL of the database.",
+    )
+    seed_dir: Path = Field(
+        default=PROJECT_ROOT / "seed", description="Folder loaded by `studyhall seed`."
+    )
+    content_cache_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        description="How long a worker serves content from memory before reading it again.",
+    )
+    link_threshold: float = Field(
+        default=0.12,
+        gt=0,
+        le=1,
+        description="Lowest similarity score for a suggested question-to-note link.",
+    )
+    max_upload_bytes: int = Field(
+        default=2_000_000, gt=0, description="Largest file `studyhall import` accepts."
+    )
+    log_level: str = Field(default="info", description="Log level of the server.")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """Return the process-wide settings (tests clear this cache to override them)."""
+    return Settings()

@@ -1,0 +1,168 @@
+"""Content tables: topics, question sets, questions, choices, notes and their links."""
+
+from datetime import UTC, datetime
+from typing import Optional
+
+from sqlalchemy import (
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.db import Base
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Topic(Base):
+    __tablename__ = "topic"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(120), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    description_md: Mapped[str] = mapped_column(Text, default="")
+    parent_id: Mapped[int | None] = mapped_column(
+        ForeignKey("topic.id", ondelete="SET NULL"), index=True
+    )
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+    parent: Mapped[Optional["Topic"]] = relationship(
+        remote_side="Topic.id", back_populates="children", lazy="raise"
+    )
+    children: Mapped[list["Topic"]] = relationship(back_populates="parent", lazy="raise")
+
+
+class QuestionSet(Base):
+    __tablename__ = "question_set"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(120), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    source: Mapped[str] = mapped_column(String(300), default="")
+    topic_id: Mapped[int | None] = mapped_column(
+        ForeignKey("topic.id", ondelete="SET NULL"), index=True
+    )
+    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    topic: Mapped[Topic | None] = relationship(lazy="raise")
+    questions: Mapped[list["Question"]] = relationship(
+        back_populates="question_set", lazy="raise", order_by="Question.position"
+    )
+
+
+class Question(Base):
+    __tablename__ = "question"
+    __table_args__ = (
+        UniqueConstraint("set_id", "key"),
+        CheckConstraint("kind IN ('single', 'multi')", name="kind"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    set_id: Mapped[int] = mapped_column(ForeignKey("question_set.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(60))
+    position: Mapped[int] = mapped_column(Integer)
+    topic_id: Mapped[int | None] = mapped_column(
+        ForeignKey("topic.id", ondelete="SET NULL"), index=True
+    )
+    stem_md: Mapped[str] = mapped_column(Text)
+    explanation_md: Mapped[str] = mapped_column(Text, default="")
+    kind: Mapped[str] = mapped_column(String(10), default="single")
+    source: Mapped[str] = mapped_column(String(300), default="")
+    revision: Mapped[int] = mapped_column(Integer, default=1)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    question_set: Mapped[QuestionSet] = relationship(back_populates="questions", lazy="raise")
+    topic: Mapped[Topic | None] = relationship(lazy="raise")
+    choices: Mapped[list["Choice"]] = relationship(
+        back_populates="question",
+        lazy="raise",
+        order_by="Choice.position",
+        cascade="all, delete-orphan",
+    )
+    links: Mapped[list["QuestionNoteLink"]] = relationship(
+        back_populates="question", lazy="raise", cascade="all, delete-orphan"
+    )
+
+
+class Choice(Base):
+    __tablename__ = "choice"
+    __table_args__ = (UniqueConstraint("question_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    text_md: Mapped[str] = mapped_column(Text)
+    is_correct: Mapped[bool] = mapped_column(default=False)
+
+    question: Mapped[Question] = relationship(back_populates="choices", lazy="raise")
+
+
+class Note(Base):
+    __tablename__ = "note"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(120), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    author: Mapped[str] = mapped_column(String(200), default="")
+    topic_id: Mapped[int | None] = mapped_column(
+        ForeignKey("topic.id", ondelete="SET NULL"), index=True
+    )
+    source: Mapped[str] = mapped_column(String(300), default="")
+    body_md: Mapped[str] = mapped_column(Text)
+    revision: Mapped[int] = mapped_column(Integer, default=1)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    topic: Mapped[Topic | None] = relationship(lazy="raise")
+    sections: Mapped[list["NoteSection"]] = relationship(
+        back_populates="note",
+        lazy="raise",
+        order_by="NoteSection.position",
+        cascade="all, delete-orphan",
+    )
+
+
+class NoteSection(Base):
+    __tablename__ = "note_section"
+    __table_args__ = (UniqueConstraint("note_id", "anchor"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    note_id: Mapped[int] = mapped_column(ForeignKey("note.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    anchor: Mapped[str] = mapped_column(String(120))
+    heading: Mapped[str] = mapped_column(String(300))
+    level: Mapped[int] = mapped_column(Integer, default=2)
+    body_md: Mapped[str] = mapped_column(Text, default="")
+
+    note: Mapped[Note] = relationship(back_populates="sections", lazy="raise")
+    links: Mapped[list["QuestionNoteLink"]] = relationship(
+        back_populates="section", lazy="raise", cascade="all, delete-orphan"
+    )
+
+
+class QuestionNoteLink(Base):
+    __tablename__ = "question_note_link"
+    __table_args__ = (
+        UniqueConstraint("question_id", "section_id"),
+        CheckConstraint("origin IN ('explicit', 'suggested')", name="origin"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
+    section_id: Mapped[int] = mapped_column(
+        ForeignKey("note_section.id", ondelete="CASCADE"), index=True
+    )
+    origin: Mapped[str] = mapped_column(String(10))
+    score: Mapped[float] = mapped_column(Float, default=1.0)
+
+    question: Mapped[Question] = relationship(back_populates="links", lazy="raise")
+    section: Mapped[NoteSection] = relationship(back_populates="links", lazy="raise")

@@ -1,0 +1,287 @@
+"""Read queries behind the content pages and API; each returns plain read models."""
+
+from collections import Counter
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, joinedload, selectinload
+
+from app.content.errors import NotFound
+from app.content.markdown import render, render_inline, split_sections
+from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
+from app.content.views import (
+    ChoiceView,
+    HomeView,
+    LinkedQuestion,
+    NoteLink,
+    NoteSummary,
+    NoteView,
+    QuestionSummary,
+    QuestionView,
+    SectionView,
+    SetSummary,
+    SetView,
+    TopicRef,
+    TopicSummary,
+    TopicView,
+)
+
+
+class _Tree:
+    """All topics with question and note counts that include their subtopics."""
+
+    def __init__(self, session: Session) -> None:
+        self.topics = {t.id: t for t in session.scalars(select(Topic).order_by(Topic.position))}
+        self.questions = self._counts(session, Question.topic_id)
+        self.notes = self._counts(session, Note.topic_id)
+        self.children: dict[int | None, list[Topic]] = {}
+        for topic in self.topics.values():
+            self.children.setdefault(topic.parent_id, []).append(topic)
+
+    @staticmethod
+    def _counts(session: Session, column) -> Counter[int | None]:  # type: ignore[no-untyped-def]
+        rows = session.execute(select(column, func.count()).group_by(column)).all()
+        return Counter(dict(rows))  # type: ignore[arg-type]
+
+    def summary(self, topic: Topic) -> TopicSummary:
+        children = tuple(self.summary(child) for child in self.children.get(topic.id, []))
+        return TopicSummary(
+            slug=topic.slug,
+            title=topic.title,
+            description_html=render(topic.description_md) if topic.description_md else "",
+            question_count=self.questions[topic.id] + sum(c.question_count for c in children),
+            note_count=self.notes[topic.id] + sum(c.note_count for c in children),
+            children=children,
+        )
+
+    def ancestors(self, topic: Topic) -> tuple[TopicRef, ...]:
+        chain: list[TopicRef] = []
+        parent_id = topic.parent_id
+        while parent_id is not None and len(chain) < 50:
+            parent = self.topics[parent_id]
+            chain.insert(0, TopicRef(parent.slug, parent.title))
+            parent_id = parent.parent_id
+        return tuple(chain)
+
+
+def _ref(topic: Topic | None) -> TopicRef | None:
+    return TopicRef(topic.slug, topic.title) if topic is not None else None
+
+
+def _question_summaries(session: Session, *where) -> tuple[QuestionSummary, ...]:  # type: ignore[no-untyped-def]
+    rows = session.execute(
+        select(
+            Question.id, QuestionSet.slug, Question.key, Question.stem_md, Topic.slug, Topic.title
+        )
+        .select_from(Question)
+        .join(QuestionSet, Question.set_id == QuestionSet.id)
+        .outerjoin(Topic, Question.topic_id == Topic.id)
+        .where(*where)
+        .order_by(QuestionSet.slug, Question.position)
+    ).all()
+    return tuple(
+        QuestionSummary(qid, set_slug, key, render_inline(stem), TopicRef(ts, tt) if ts else None)
+        for qid, set_slug, key, stem, ts, tt in rows
+    )
+
+
+def _note_summaries(session: Session, *where) -> tuple[NoteSummary, ...]:  # type: ignore[no-untyped-def]
+    notes = session.scalars(
+        select(Note).options(joinedload(Note.topic)).where(*where).order_by(Note.title)
+    ).all()
+    return tuple(NoteSummary(n.slug, n.title, n.author, _ref(n.topic)) for n in notes)
+
+
+def set_summaries(session: Session) -> tuple[SetSummary, ...]:
+    """List every question set with its size and first question."""
+    first = (
+        select(Question.id)
+        .where(Question.set_id == QuestionSet.id)
+        .order_by(Question.position)
+        .limit(1)
+        .correlate(QuestionSet)
+        .scalar_subquery()
+    )
+    count = (
+        select(func.count(Question.id)).where(Question.set_id == QuestionSet.id).scalar_subquery()
+    )
+    rows = session.execute(
+        select(QuestionSet.slug, QuestionSet.title, count, first).order_by(QuestionSet.title)
+    ).all()
+    return tuple(SetSummary(*row) for row in rows)
+
+
+def home(session: Session) -> HomeView:
+    """Gather the topic tree, question sets and notes for the home page."""
+    tree = _Tree(session)
+    return HomeView(
+        topics=tuple(tree.summary(t) for t in tree.children.get(None, [])),
+        unfiled_question_count=tree.questions[None],
+        sets=set_summaries(session),
+        notes=_note_summaries(session),
+    )
+
+
+def topic(session: Session, slug: str) -> TopicView:
+    """Gather a topic with its subtopics, notes and questions."""
+    tree = _Tree(session)
+    found = next((t for t in tree.topics.values() if t.slug == slug), None)
+    if found is None:
+        raise NotFound(f"There is no topic called “{slug}”.")
+    return TopicView(
+        topic=tree.summary(found),
+        ancestors=tree.ancestors(found),
+        notes=_note_summaries(session, Note.topic_id == found.id),
+        questions=_question_summaries(session, Question.topic_id == found.id),
+    )
+
+
+def question_set(session: Session, slug: str) -> SetView:
+    """Gather a question set and its questions."""
+    qset = session.scalars(
+        select(QuestionSet).options(joinedload(QuestionSet.topic)).where(QuestionSet.slug == slug)
+    ).one_or_none()
+    if qset is None:
+        raise NotFound(f"There is no question set called “{slug}”.")
+    questions = _question_summaries(session, Question.set_id == qset.id)
+    first = questions[0].id if questions else None
+    return SetView(
+        set=SetSummary(qset.slug, qset.title, len(questions), first),
+        source=qset.source,
+        topic=_ref(qset.topic),
+        questions=questions,
+    )
+
+
+def note(session: Session, slug: str) -> NoteView:
+    """Gather a note, its sections rendered, and the questions each section teaches."""
+    found = session.scalars(
+        select(Note)
+        .options(joinedload(Note.topic), selectinload(Note.sections))
+        .where(Note.slug == slug)
+    ).one_or_none()
+    if found is None:
+        raise NotFound(f"There is no note called “{slug}”.")
+    rows = session.execute(
+        select(
+            QuestionNoteLink.section_id,
+            Question.id,
+            Question.stem_md,
+            QuestionNoteLink.origin,
+            QuestionNoteLink.score,
+        )
+        .join(Question)
+        .join(NoteSection)
+        .where(NoteSection.note_id == found.id)
+        .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc(), Question.id)
+    ).all()
+    linked: dict[int, list[LinkedQuestion]] = {}
+    for section_id, qid, stem, origin, score in rows:
+        linked.setdefault(section_id, []).append(
+            LinkedQuestion(qid, render_inline(stem), origin, score)
+        )
+    sections = tuple(
+        SectionView(s.anchor, s.heading, s.level, render(s.body_md), tuple(linked.get(s.id, ())))
+        for s in found.sections
+    )
+    intro = split_sections(found.body_md).intro
+    return NoteView(
+        slug=found.slug,
+        title=found.title,
+        author=found.author,
+        source=found.source,
+        topic=_ref(found.topic),
+        intro_html=render(intro) if intro else "",
+        markdown=found.body_md,
+        sections=sections,
+    )
+
+
+def question(session: Session, question_id: int) -> QuestionView:
+    """Gather a question with its choices, note links and neighbours in its set."""
+    found = session.scalars(
+        select(Question)
+        .options(
+            joinedload(Question.question_set),
+            joinedload(Question.topic),
+            selectinload(Question.choices),
+        )
+        .where(Question.id == question_id)
+    ).one_or_none()
+    if found is None:
+        raise NotFound(f"There is no question number {question_id}.")
+    siblings = list(
+        session.scalars(
+            select(Question.id).where(Question.set_id == found.set_id).order_by(Question.position)
+        )
+    )
+    index = siblings.index(found.id)
+    return QuestionView(
+        id=found.id,
+        key=found.key,
+        kind=found.kind,
+        set=TopicRef(found.question_set.slug, found.question_set.title),
+        topic=_ref(found.topic),
+        position=index + 1,
+        total=len(siblings),
+        stem_md=found.stem_md,
+        stem_html=render(found.stem_md),
+        explanation_md=found.explanation_md,
+        explanation_html=render(found.explanation_md) if found.explanation_md else "",
+        choices=tuple(
+            ChoiceView(c.id, c.position, render_inline(c.text_md), c.is_correct)
+            for c in found.choices
+        ),
+        links=_note_links(session, found.id),
+        previous_id=siblings[index - 1] if index > 0 else None,
+        next_id=siblings[index + 1] if index + 1 < len(siblings) else None,
+    )
+
+
+def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
+    rows = session.execute(
+        select(
+            Note.slug,
+            Note.title,
+            NoteSection.anchor,
+            NoteSection.heading,
+            QuestionNoteLink.origin,
+            QuestionNoteLink.score,
+        )
+        .select_from(QuestionNoteLink)
+        .join(NoteSection)
+        .join(Note)
+        .where(QuestionNoteLink.question_id == question_id)
+        .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
+    ).all()
+    return tuple(NoteLink(*row) for row in rows)
+
+
+def questions_page(
+    session: Session, *, set_slug: str | None, topic_slug: str | None, limit: int, offset: int
+) -> tuple[int, tuple[QuestionSummary, ...]]:
+    """Return the total and one page of questions, optionally filtered by set or topic."""
+    where = []
+    if set_slug is not None:
+        where.append(QuestionSet.slug == set_slug)
+    if topic_slug is not None:
+        where.append(Question.topic_id.in_(select(Topic.id).where(Topic.slug == topic_slug)))
+    total = session.scalar(select(func.count(Question.id)).join(QuestionSet).where(*where)) or 0
+    ids = (
+        select(Question.id)
+        .join(QuestionSet)
+        .where(*where)
+        .order_by(QuestionSet.slug, Question.position)
+    )
+    page_ids = list(session.scalars(ids.limit(limit).offset(offset)))
+    return total, _question_summaries(session, Question.id.in_(page_ids)) if page_ids else ()
+
+
+def notes_list(session: Session) -> tuple[NoteSummary, ...]:
+    """List every note."""
+    return _note_summaries(session)
+
+
+def topics_list(session: Session) -> tuple[TopicSummary, ...]:
+    """List the topic tree from its roots."""
+    tree = _Tree(session)
+    return tuple(tree.summary(t) for t in tree.children.get(None, []))

@@ -1,0 +1,145 @@
+"""Read models handed to templates and the API: plain, immutable, safe to cache."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TopicRef:
+    slug: str
+    title: str
+
+
+@dataclass(frozen=True)
+class TopicSummary:
+    slug: str
+    title: str
+    description_html: str
+    question_count: int
+    note_count: int
+    children: tuple["TopicSummary", ...] = ()
+
+
+@dataclass(frozen=True)
+class SetSummary:
+    slug: str
+    title: str
+    question_count: int
+    first_question_id: int | None
+
+
+@dataclass(frozen=True)
+class NoteSummary:
+    slug: str
+    title: str
+    author: str
+    topic: TopicRef | None
+
+
+@dataclass(frozen=True)
+class QuestionSummary:
+    id: int
+    set_slug: str
+    key: str
+    stem_html: str
+    topic: TopicRef | None
+
+
+@dataclass(frozen=True)
+class HomeView:
+    topics: tuple[TopicSummary, ...]
+    unfiled_question_count: int
+    sets: tuple[SetSummary, ...]
+    notes: tuple[NoteSummary, ...]
+
+
+@dataclass(frozen=True)
+class TopicView:
+    topic: TopicSummary
+    ancestors: tuple[TopicRef, ...]
+    notes: tuple[NoteSummary, ...]
+    questions: tuple[QuestionSummary, ...]
+
+
+@dataclass(frozen=True)
+class SetView:
+    set: SetSummary
+    source: str
+    topic: TopicRef | None
+    questions: tuple[QuestionSummary, ...]
+
+
+@dataclass(frozen=True)
+class LinkedQuestion:
+    id: int
+    stem_html: str
+    origin: str
+    score: float
+
+
+@dataclass(frozen=True)
+class SectionView:
+    anchor: str
+    heading: str
+    level: int
+    html: str
+    questions: tuple[LinkedQuestion, ...]
+
+
+@dataclass(frozen=True)
+class NoteView:
+    slug: str
+    title: str
+    author: str
+    source: str
+    topic: TopicRef | None
+    intro_html: str
+    markdown: str
+    sections: tuple[SectionView, ...]
+
+
+@dataclass(frozen=True)
+class ChoiceView:
+    id: int
+    position: int
+    html: str
+    is_correct: bool
+
+
+@dataclass(frozen=True)
+class NoteLink:
+    note_slug: str
+    note_title: str
+    anchor: str
+    heading: str
+    origin: str
+    score: float
+
+
+@dataclass(frozen=True)
+class QuestionView:
+    id: int
+    key: str
+    kind: str
+    set: TopicRef
+    topic: TopicRef | None
+    position: int
+    total: int
+    stem_md: str
+    stem_html: str
+    explanation_md: str
+    explanation_html: str
+    choices: tuple[ChoiceView, ...]
+    links: tuple[NoteLink, ...]
+    previous_id: int | None
+    next_id: int | None
+
+    @property
+    def correct_ids(self) -> tuple[int, ...]:
+        return tuple(choice.id for choice in self.choices if choice.is_correct)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    question: QuestionView
+    selected_ids: tuple[int, ...]
+    correct: bool

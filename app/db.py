@@ -1,0 +1,86 @@
+"""Database engine, sessions and SQLite tuning."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _tune_sqlite(engine: Engine) -> None:
+    """Apply the pragmas and take over BEGIN so writers can ask for BEGIN IMMEDIATE."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # the "begin" hook below emits BEGIN itself
+        cursor = dbapi_conn.cursor()
+        for pragma in (
+            "journal_mode=WAL",
+            "foreign_keys=ON",
+            "busy_timeout=5000",
+            "synchronous=NORMAL",
+        ):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # A deferred transaction that later writes fails at once when another writer holds
+        # the lock; writers therefore take the lock up front.
+        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def make_engine(url: str) -> Engine:
+    """Create the engine for a URL, creating the SQLite file's folder when needed."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            from pathlib import Path
+
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        _tune_sqlite(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+
+
+class Database:
+    """An engine with a read session factory and a write session factory."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self.read_sessions = sessionmaker(self.engine, expire_on_commit=False)
+        writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        self.write_sessions = sessionmaker(writer, expire_on_commit=False)
+
+    @contextmanager
+    def session_scope(self, *, write: bool = False) -> Iterator[Session]:
+        """Yield a session; commit when the block ends cleanly, roll back otherwise."""
+        factory = self.write_sessions if write else self.read_sessions
+        with factory() as session:
+            try:
+                yield session
+                if write:
+                    session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,146 @@
+"""The JSON export format ("studyhall.content/1"), read back as a bundle."""
+
+import json
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from app.importers.errors import ImportRefused
+from app.importers.schemas import (
+    Bundle,
+    ChoiceData,
+    NoteData,
+    QuestionData,
+    QuestionSetData,
+    Report,
+    TopicData,
+)
+
+FORMAT = "studyhall.content/1"
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=120)]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Topic(_Model):
+    slug: Slug
+    title: Text
+    parent: Slug | None = None
+    description: str = ""
+
+
+class _Set(_Model):
+    slug: Slug
+    title: Text
+    source: str = ""
+    topic: Slug | None = None
+
+
+class _Choice(_Model):
+    text: Text
+    correct: bool
+
+
+class _Question(_Model):
+    id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    set: Slug
+    topic: Slug | None = None
+    stem: Text
+    choices: list[_Choice] = Field(min_length=2, max_length=26)
+    explanation: str = ""
+    kind: str = Field(default="single", pattern="^(single|multi)$")
+    source: str = ""
+    notes: list[str] = []
+
+
+class _Note(_Model):
+    slug: Slug
+    title: Text
+    author: str = ""
+    topic: Slug | None = None
+    source: str = ""
+    markdown: Text
+
+
+class _Export(_Model):
+    format: str
+    topics: list[_Topic] = []
+    question_sets: list[_Set] = []
+    questions: list[_Question] = []
+    notes: list[_Note] = []
+
+
+def looks_like(text: str) -> bool:
+    """Tell whether text is a JSON document."""
+    return text.lstrip().startswith("{")
+
+
+def parse(text: str, file: str) -> tuple[Bundle, Report]:
+    """Parse a JSON export into a bundle."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportRefused(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        raise ImportRefused(file, 1, f'not a Studyhall export: "format" must be "{FORMAT}"')
+    try:
+        doc = _Export.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise ImportRefused(
+            file, _line_for(text, raw, error["loc"]), f"{where}: {error['msg']}"
+        ) from None
+    report = Report(file=file, format="json")
+    bundle = _bundle(doc, file)
+    for name in ("topics", "question_sets", "questions", "notes"):
+        report.count(name, len(getattr(doc, name)))
+    return bundle, report
+
+
+def _bundle(doc: _Export, file: str) -> Bundle:
+    sets = {s.slug: QuestionSetData(s.slug, s.title, s.source, s.topic) for s in doc.question_sets}
+    for question in doc.questions:
+        if question.set not in sets:
+            raise ImportRefused(
+                file, 1, f"question {question.id!r} names an unknown set {question.set!r}"
+            )
+        sets[question.set].questions.append(
+            QuestionData(
+                key=question.id.removeprefix(f"{question.set}/"),
+                stem=question.stem,
+                choices=[ChoiceData(c.text, c.correct) for c in question.choices],
+                explanation=question.explanation,
+                kind=question.kind,
+                source=question.source,
+                topic=question.topic,
+                notes=question.notes,
+            )
+        )
+    return Bundle(
+        topics=[TopicData(t.slug, t.title, t.parent, t.description) for t in doc.topics],
+        question_sets=list(sets.values()),
+        notes=[
+            NoteData(n.slug, n.title, n.markdown, n.author, n.source, n.topic) for n in doc.notes
+        ],
+    )
+
+
+def _line_for(text: str, raw: object, loc: tuple[int | str, ...]) -> int:
+    """Find the line of the object a validation error points into (best effort)."""
+    node = raw
+    for part in loc:
+        try:
+            node = node[part]  # type: ignore[index]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(node, dict):
+            for value in node.values():
+                if isinstance(value, str) and value:
+                    needle = json.dumps(value, ensure_ascii=False)
+                    if needle in text:
+                        return text[: text.index(needle)].count("\n") + 1
+    return 1

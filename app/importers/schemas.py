@@ -1,0 +1,89 @@
+"""The content bundle every importer produces, and the report that goes with it."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ChoiceData:
+    text: str
+    correct: bool
+
+
+@dataclass
+class QuestionData:
+    key: str
+    stem: str
+    choices: list[ChoiceData]
+    explanation: str
+    line: int = 0
+    kind: str = "single"
+    source: str = ""
+    topic: str | None = None
+    notes: list[str] | None = None  # explicit links as "note-slug#anchor"; None leaves them be
+
+
+@dataclass
+class QuestionSetData:
+    slug: str
+    title: str
+    source: str = ""
+    topic: str | None = None
+    questions: list[QuestionData] = field(default_factory=list)
+
+
+@dataclass
+class NoteData:
+    slug: str
+    title: str
+    markdown: str
+    author: str = ""
+    source: str = ""
+    topic: str | None = None
+
+
+@dataclass
+class TopicData:
+    slug: str
+    title: str
+    parent: str | None = None
+    description: str = ""
+    line: int = 0
+
+
+@dataclass
+class Placement:
+    """Puts content that may come from another file under a topic, and links it to notes."""
+
+    kind: str  # "question", "question_set" or "note"
+    ref: str  # "set-slug/key", "set-slug" or "note-slug"
+    topic: str | None
+    line: int
+    notes: list[str] | None = None
+
+
+@dataclass
+class Bundle:
+    topics: list[TopicData] = field(default_factory=list)
+    question_sets: list[QuestionSetData] = field(default_factory=list)
+    notes: list[NoteData] = field(default_factory=list)
+    placements: list[Placement] = field(default_factory=list)
+
+
+@dataclass
+class Notice:
+    line: int
+    message: str
+
+
+@dataclass
+class Report:
+    file: str
+    format: str
+    counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[Notice] = field(default_factory=list)
+
+    def warn(self, line: int, message: str) -> None:
+        self.warnings.append(Notice(line, message))
+
+    def count(self, name: str, by: int = 1) -> None:
+        self.counts[name] = self.counts.get(name, 0) + by

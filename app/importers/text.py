@@ -1,0 +1,61 @@
+"""Text helpers shared by the importers: decoding, slugs, Markdown escaping."""
+
+import re
+import unicodedata
+
+from app.importers.errors import ImportRefused
+
+_URL = re.compile(r"https?://[^\s<>\"']+[^\s<>\"'.,;:!?)\]]")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>])")
+_LONE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def decode(data: bytes, file: str) -> str:
+    """Decode an uploaded file as UTF-8 text with LF line ends, or refuse it."""
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise ImportRefused(file, line, "this is a binary file, not text (it contains NUL bytes)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ImportRefused(
+            file, line, f"the file is not UTF-8 text (invalid byte at offset {exc.start})"
+        ) from None
+    if not text.strip():
+        raise ImportRefused(file, 1, "the file is empty")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def slugify(text: str) -> str:
+    """Turn a title into a URL slug: lower-case ASCII words joined by hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "untitled"
+
+
+def unique_slug(base: str, taken: set[str]) -> str:
+    """Return base, or base-2, base-3 ... whichever is not taken yet, and take it."""
+    slug, n = base, 1
+    while slug in taken:
+        n += 1
+        slug = f"{base}-{n}"
+    taken.add(slug)
+    return slug
+
+
+def plain_to_markdown(text: str) -> str:
+    """Escape plain text so Markdown renders it literally; bare URLs become links."""
+    parts, last = [], 0
+    for match in _URL.finditer(text):
+        parts.append(_escape(text[last : match.start()]))
+        parts.append(f"<{match.group(0)}>")
+        last = match.end()
+    parts.append(_escape(text[last:]))
+    out = "".join(parts)
+    if re.match(r"^(#|[-+]\s|\d+[.)]\s|>)", out):
+        out = "\\" + out
+    return out
+
+
+def _escape(text: str) -> str:
+    return _LONE_UNDERSCORE.sub(r"\\_", _MD_SPECIAL.sub(r"\\\1", text))

@@ -1,0 +1,74 @@
+"""The application factory."""
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
+
+from app import __version__
+from app.config import PROJECT_ROOT, Settings, get_settings
+from app.content import api as content_api
+from app.content import routes as content_routes
+from app.content.schemas import HealthOut
+from app.db import Database
+from app.web.cache import ContentCache
+from app.web.errors import install_error_handlers
+from app.web.headers import SecurityHeaders
+
+log = logging.getLogger("studyhall")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the Studyhall application for the given (or the environment's) settings."""
+    settings = settings or get_settings()
+    db = Database(settings.database_url)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        db.dispose()
+
+    app = FastAPI(
+        title="Studyhall",
+        version=__version__,
+        description="Questions, notes and practice for certification exam prep.",
+        docs_url=None,  # the interactive docs load scripts from a CDN; /openapi.json stays
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.db = db
+    app.state.cache = ContentCache(db, settings.content_cache_seconds)
+    app.add_middleware(SecurityHeaders)
+    install_error_handlers(app)
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.include_router(content_routes.router)
+    app.include_router(content_api.router)
+    _add_plumbing_routes(app)
+    return app
+
+
+def _add_plumbing_routes(app: FastAPI) -> None:
+    @app.get("/healthz", response_model=HealthOut, tags=["health"])
+    async def healthz(request: Request) -> JSONResponse:
+        """Report whether the app and its database answer."""
+        try:
+            await run_in_threadpool(_ping, request.app.state.db)
+        except Exception as exc:  # any failure means "not ready"; the reason goes to the log
+            log.warning("health check: database unavailable: %s", exc)
+            return JSONResponse({"status": "error", "database": "unavailable"}, status_code=503)
+        return JSONResponse({"status": "ok", "database": "ok"})
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(PROJECT_ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
+
+
+def _ping(db: Database) -> None:
+    with db.session_scope() as session:
+        session.execute(text("SELECT 1"))

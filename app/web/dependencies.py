@@ -1,0 +1,28 @@
+"""Dependencies shared by pages and the API."""
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from app.db import Database
+from app.web.cache import ContentCache
+
+
+def get_db(request: Request) -> Database:
+    return request.app.state.db  # type: ignore[no-any-return]
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """Yield a read session for the request (writes commit explicitly in their route)."""
+    with request.app.state.db.read_sessions() as session:
+        yield session
+
+
+async def get_cache(request: Request) -> ContentCache:
+    return request.app.state.cache  # type: ignore[no-any-return]
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+CacheDep = Annotated[ContentCache, Depends(get_cache)]

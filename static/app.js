@@ -1,0 +1,39 @@
+// Keyboard use on practice questions: 1-9 pick a choice, Enter checks (the form's default).
+// Everything works without this file; it only adds shortcuts and focus handling.
+(function () {
+  "use strict";
+
+  function activeForm() {
+    return document.querySelector("form[data-choice-keys]");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    var target = event.target;
+    if (target && (target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && target.type === "text"))) return;
+    var form = activeForm();
+    if (!form || form.querySelector("fieldset[disabled]")) return;
+    if (/^[1-9]$/.test(event.key)) {
+      var inputs = form.querySelectorAll("input[name=choice]");
+      var input = inputs[Number(event.key) - 1];
+      if (!input) return;
+      input.checked = input.type === "radio" ? true : !input.checked;
+      input.focus();
+      event.preventDefault();
+    } else if (event.key === "Enter" && target === document.body) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  // After htmx shows a result, move focus to it so keyboard and screen-reader users land there.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var heading = event.detail.target && document.getElementById("result-heading");
+    if (heading) heading.focus();
+    var error = document.querySelector(".form-error");
+    if (!heading && error) {
+      var first = document.querySelector("input[name=choice]");
+      if (first) first.focus();
+    }
+  });
+})();

@@ -1,0 +1,108 @@
+"""Shared fixtures: a fresh database per test (SQLite file, or PostgreSQL when
+STUDYHALL_TEST_DATABASE_URL is set), the app, a client and seeded content."""
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from app.config import PROJECT_ROOT, Settings, get_settings
+from app.db import Database
+from app.importers.service import import_document, seed_files
+from app.main import create_app
+from app.migrate import upgrade
+from app.models import Base
+
+PG_URL = os.environ.get("STUDYHALL_TEST_DATABASE_URL")
+SEED_DIR = PROJECT_ROOT / "seed"
+
+
+def _admin_url(url: str) -> str:
+    return make_url(url).set(database="postgres").render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def _migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Migrate one database for the run; each test starts from a copy or a truncation of it."""
+    if PG_URL:
+        name = f"studyhall_test_{uuid.uuid4().hex[:12]}"
+        admin = create_engine(_admin_url(PG_URL), isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+        upgrade(url)
+        yield url
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+    else:
+        path = tmp_path_factory.mktemp("template") / "template.db"
+        upgrade(f"sqlite:///{path}")
+        yield str(path)
+
+
+@pytest.fixture
+def db_url(_migrated_template: str, tmp_path: Path) -> Iterator[str]:
+    """A migrated, empty database of this test's own."""
+    if PG_URL:
+        engine = create_engine(_migrated_template)
+        tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+        with engine.begin() as conn:
+            conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+        engine.dispose()
+        yield _migrated_template
+    else:
+        path = tmp_path / "studyhall.db"
+        shutil.copyfile(_migrated_template, path)
+        yield f"sqlite:///{path}"
+
+
+@pytest.fixture
+def settings(db_url: str, tmp_path: Path) -> Settings:
+    return Settings(database_url=db_url, content_cache_seconds=0, seed_dir=SEED_DIR)
+
+
+@pytest.fixture
+def db(settings: Settings) -> Iterator[Database]:
+    database = Database(settings.database_url)
+    yield database
+    database.dispose()
+
+
+@pytest.fixture
+def app(settings: Settings):  # type: ignore[no-untyped-def]
+    return create_app(settings)
+
+
+@pytest.fixture
+def client(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def load_seed(db: Database, threshold: float = 0.12) -> None:
+    for path in seed_files(SEED_DIR):
+        import_document(db, path.read_bytes(), f"seed/{path.name}", threshold)
+
+
+@pytest.fixture
+def seeded(db: Database) -> Database:
+    """The database with the seed content loaded."""
+    load_seed(db)
+    return db
+
+
+@pytest.fixture
+def cli_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+    """Point the `studyhall` command at this test's database."""
+    monkeypatch.setenv("STUDYHALL_DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("STUDYHALL_SEED_DIR", str(SEED_DIR))
+    get_settings.cache_clear()
+    yield settings
+    get_settings.cache_clear()
