@@ -1,6 +1,7 @@
 """Alembic environment: runs migrations against the URL the application configured."""
 
 from alembic import context
+
 from app.db import make_engine
 from app.models import Base
 

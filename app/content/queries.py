@@ -38,9 +38,9 @@ class _Tree:
             self.children.setdefault(topic.parent_id, []).append(topic)
 
     @staticmethod
-    def _counts(session: Session, column) -> Counter[int | None]:  # type: ignore[no-untyped-def]
+    def _counts(session: Session, column) -> Counter[int | None]:
         rows = session.execute(select(column, func.count()).group_by(column)).all()
-        return Counter(dict(rows))  # type: ignore[arg-type]
+        return Counter(dict(rows))
 
     def summary(self, topic: Topic) -> TopicSummary:
         children = tuple(self.summary(child) for child in self.children.get(topic.id, []))
@@ -67,7 +67,7 @@ def _ref(topic: Topic | None) -> TopicRef | None:
     return TopicRef(topic.slug, topic.title) if topic is not None else None
 
 
-def _question_summaries(session: Session, *where) -> tuple[QuestionSummary, ...]:  # type: ignore[no-untyped-def]
+def _question_summaries(session: Session, *where) -> tuple[QuestionSummary, ...]:
     rows = session.execute(
         select(
             Question.id, QuestionSet.slug, Question.key, Question.stem_md, Topic.slug, Topic.title
@@ -84,7 +84,7 @@ def _question_summaries(session: Session, *where) -> tuple[QuestionSummary, ...]
     )
 
 
-def _note_summaries(session: Session, *where) -> tuple[NoteSummary, ...]:  # type: ignore[no-untyped-def]
+def _note_summaries(session: Session, *where) -> tuple[NoteSummary, ...]:
     notes = session.scalars(
         select(Note).options(joinedload(Note.topic)).where(*where).order_by(Note.title)
     ).all()

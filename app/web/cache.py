@@ -36,7 +36,7 @@ class ContentCache:
                 self._entries[key] = entry
         if isinstance(entry[1], NotFound):
             raise entry[1]
-        return entry[1]  # type: ignore[no-any-return]
+        return entry[1]
 
     def _load(self, loader: Callable[[Session], Any]) -> Any:
         with self.db.session_scope() as session:

@@ -11,7 +11,7 @@ from app.web.cache import ContentCache
 
 
 def get_db(request: Request) -> Database:
-    return request.app.state.db  # type: ignore[no-any-return]
+    return request.app.state.db
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -21,7 +21,7 @@ def get_session(request: Request) -> Iterator[Session]:
 
 
 async def get_cache(request: Request) -> ContentCache:
-    return request.app.state.cache  # type: ignore[no-any-return]
+    return request.app.state.cache
 
 
 SessionDep = Annotated[Session, Depends(get_session)]

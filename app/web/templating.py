@@ -3,9 +3,9 @@
 from typing import Any
 
 from fastapi import Request
-from jinja2 import pass_context
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
 
 from app.config import PROJECT_ROOT
 

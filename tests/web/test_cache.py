@@ -1,0 +1,57 @@
+"""The per-worker content cache: hot pages skip the database; changes show after the TTL."""
+
+import asyncio
+
+import pytest
+
+from app.config import Settings
+from app.db import Database
+from app.importers.service import import_document
+from app.main import create_app
+from app.web.cache import ContentCache
+from tests.web.helpers import count_queries, question_id
+
+QA = "Cached — Questions and Answers\nQuestion 1: {stem}\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
+
+
+@pytest.fixture
+def cached_client(settings: Settings):  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    app = create_app(settings.model_copy(update={"content_cache_seconds": 60}))
+    with TestClient(app) as client:
+        yield app, client
+
+
+def test_a_second_visit_runs_no_query(cached_client, seeded):
+    app, client = cached_client
+    qid = question_id(seeded, "3")
+    client.get(f"/questions/{qid}")
+    with count_queries(app) as statements:
+        assert client.get(f"/questions/{qid}").status_code == 200
+        assert client.get("/questions/999999").status_code == 404
+        assert client.get("/questions/999999").status_code == 404
+    assert len(statements) == 1  # only the first miss for 999999 reads the database
+
+
+def test_clearing_the_cache_shows_new_content(cached_client, db):
+    app, client = cached_client
+    import_document(db, QA.format(stem="Old stem?").encode(), "c.txt", 0.12)
+    qid = question_id(db, "1", "cached")
+    assert "Old stem?" in client.get(f"/questions/{qid}").text
+    import_document(db, QA.format(stem="New stem?").encode(), "c.txt", 0.12)
+    assert "Old stem?" in client.get(f"/questions/{qid}").text  # still within the TTL
+    app.state.cache.clear()
+    assert "New stem?" in client.get(f"/questions/{qid}").text
+
+
+def test_ttl_zero_turns_caching_off(db: Database):
+    calls: list[int] = []
+
+    def loader(_session) -> int:  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return len(calls)
+
+    cache = ContentCache(db, ttl=0)
+    assert asyncio.run(cache.get("k", loader)) == 1
+    assert asyncio.run(cache.get("k", loader)) == 2

@@ -1,0 +1,62 @@
+"""Security headers, error pages and the health check when the database is gone."""
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from tests.web.helpers import tags
+
+
+@pytest.mark.parametrize("path", ["/", "/api/v1/topics", "/nope", "/static/app.css", "/healthz"])
+def test_every_response_carries_security_headers(client, path):
+    headers = client.get(path).headers
+    csp = headers["content-security-policy"]
+    for directive in ("default-src 'self'", "object-src 'none'", "base-uri 'none'"):
+        assert directive in csp
+    assert "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["referrer-policy"] == "same-origin"
+
+
+def test_pages_carry_no_inline_script_or_style(client, seeded):
+    for path in ("/", "/notes/tensorrt-note-2", "/questions/1", "/nope"):
+        html = client.get(path).text
+        assert all(script.get("src") for script in tags(html, "script")), path
+        assert not tags(html, "style") and " style=" not in html, path
+        assert " on" + "click=" not in html
+
+
+def _broken_app(tmp_path: Path) -> TestClient:
+    """An app whose database file exists but was never migrated."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'empty.db'}")
+    return TestClient(create_app(settings), raise_server_exceptions=False)
+
+
+def test_server_errors_show_a_friendly_page_without_a_traceback(tmp_path):
+    response = _broken_app(tmp_path).get("/")
+    assert response.status_code == 500
+    assert "Something went wrong on our side" in response.text
+    assert "Traceback" not in response.text and "sqlite" not in response.text.lower()
+
+
+def test_api_server_errors_are_json(tmp_path):
+    response = _broken_app(tmp_path).get("/api/v1/topics")
+    assert response.status_code == 500
+    assert response.json() == {"detail": "The error has been logged. Please try again in a moment."}
+
+
+def test_healthz_reports_an_unreachable_database(tmp_path):
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'missing-dir' / 'x' / '..'}")
+    with TestClient(create_app(settings)) as client:
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "error", "database": "unavailable"}
+
+
+def test_wrong_method_gets_405_page(client):
+    response = client.delete("/")
+    assert response.status_code == 405
+    assert "not allowed" in response.text
