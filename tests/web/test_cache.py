@@ -55,3 +55,20 @@ def test_ttl_zero_turns_caching_off(db: Database):
     cache = ContentCache(db, ttl=0)
     assert asyncio.run(cache.get("k", loader)) == 1
     assert asyncio.run(cache.get("k", loader)) == 2
+
+
+def test_entries_expire_after_the_ttl(db: Database, monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr("app.web.cache.time.monotonic", lambda: now[0])
+    calls: list[int] = []
+
+    def loader(_session) -> int:  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return len(calls)
+
+    cache = ContentCache(db, ttl=5)
+    assert asyncio.run(cache.get("k", loader)) == 1
+    now[0] += 4.9
+    assert asyncio.run(cache.get("k", loader)) == 1
+    now[0] += 0.2
+    assert asyncio.run(cache.get("k", loader)) == 2
