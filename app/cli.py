@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 
 from app.config import get_settings
@@ -18,8 +19,8 @@ from app.importers.service import FORMATS, import_document, seed_files
 cli = typer.Typer(
     help="Studyhall: questions, notes and practice for exam prep.", no_args_is_help=True
 )
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _database() -> Database:
@@ -69,7 +70,7 @@ def seed(
         return
     files = seed_files(settings.seed_dir)
     if not files:
-        err.print(f"[red]No seed documents in {settings.seed_dir}[/]")
+        err.print(f"[red]No seed documents in {escape(str(settings.seed_dir))}[/]")
         raise typer.Exit(1)
     _import_files(db, [(path, f"seed/{path.name}") for path in files], None)
 
@@ -108,7 +109,7 @@ def export(
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
-        err.print(f"Wrote {output}")
+        err.print(f"Wrote {escape(str(output))}")
 
 
 def _has_content(db: Database) -> bool:
@@ -130,13 +131,15 @@ def _import_files(db: Database, files: list[tuple[Path, str]], format: str | Non
     with Progress(console=err, transient=True) as progress:
         task = progress.add_task("Importing", total=len(files))
         for path, label in files:
-            progress.update(task, description=f"Importing {label}")
+            progress.update(task, description=f"Importing {escape(label)}")
             try:
                 data = _read(path, label, settings.max_upload_bytes)
                 report = import_document(db, data, label, settings.link_threshold, format)
             except ImportRefused as exc:
                 refused += 1
-                err.print(f"[red]refused[/] {exc}  [dim](nothing from this file was saved)[/]")
+                err.print(
+                    f"[red]refused[/] {escape(str(exc))}  [dim](nothing from this file was saved)[/]"
+                )
             else:
                 _print_report(report)
             progress.advance(task)
@@ -151,7 +154,7 @@ def _read(path: Path, label: str, limit: int) -> bytes:
     size = path.stat().st_size
     if size > limit:
         raise ImportRefused(
-            str(path),
+            label,
             1,
             f"the file is {size:,} bytes; the limit is {limit:,} (STUDYHALL_MAX_UPLOAD_BYTES)",
         )
@@ -160,9 +163,11 @@ def _read(path: Path, label: str, limit: int) -> bytes:
 
 def _print_report(report: Report) -> None:
     counts = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in report.counts.items())
-    out.print(f"[green]imported[/] {report.file} ({report.format}): {counts}")
+    out.print(f"[green]imported[/] {escape(report.file)} ({report.format}): {counts}")
     for warning in report.warnings:
-        out.print(f"  [yellow]warning[/] {report.file}:{warning.line}: {warning.message}")
+        out.print(
+            f"  [yellow]warning[/] {escape(f'{report.file}:{warning.line}: {warning.message}')}"
+        )
 
 
 def main() -> None:

@@ -36,6 +36,26 @@ class Settings(BaseSettings):
         default=2_000_000, gt=0, description="Largest file `studyhall import` accepts."
     )
     log_level: str = Field(default="info", description="Log level of the server.")
+    signup_open: bool = Field(default=True, description="Whether anyone may create an account.")
+    secure_cookies: bool = Field(
+        default=False,
+        description="Mark the session cookie Secure (and __Host-); turn on behind HTTPS.",
+    )
+    session_idle_minutes: int = Field(
+        default=720, ge=5, description="Log out after this long without a visit."
+    )
+    session_max_days: int = Field(
+        default=30, ge=1, description="Log out this long after logging in, whatever happens."
+    )
+    login_limit_per_account: int = Field(
+        default=5, ge=1, description="Failed log-ins allowed per account in the window."
+    )
+    login_limit_per_address: int = Field(
+        default=20, ge=1, description="Failed log-ins and sign-ups allowed per client address."
+    )
+    rate_limit_window_minutes: int = Field(
+        default=15, ge=1, description="The window the two limits above count in."
+    )
 
 
 @lru_cache

@@ -11,12 +11,16 @@ from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
 from app import __version__
+from app.accounts import api as accounts_api
+from app.accounts import routes as accounts_routes
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
 from app.content import routes as content_routes
 from app.content.schemas import HealthOut
 from app.db import Database
+from app.importers import routes as importer_routes
 from app.web.cache import ContentCache
+from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
 from app.web.headers import SecurityHeaders
 
@@ -44,11 +48,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.db = db
     app.state.cache = ContentCache(db, settings.content_cache_seconds)
+    app.add_middleware(CrossOriginProtection)
     app.add_middleware(SecurityHeaders)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(content_routes.router)
     app.include_router(content_api.router)
+    app.include_router(accounts_routes.router)
+    app.include_router(accounts_api.router)
+    app.include_router(importer_routes.router)
     _add_plumbing_routes(app)
     return app
 

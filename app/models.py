@@ -1,5 +1,6 @@
 """Every table of the application, imported in one place for Alembic and tests."""
 
+from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
 from app.content.models import (
     Choice,
     Note,
@@ -10,9 +11,15 @@ from app.content.models import (
     Topic,
 )
 from app.db import Base
+from app.progress.models import PracticeAnswer
 
 __all__ = [
+    "ApiToken",
     "Base",
+    "PracticeAnswer",
+    "RateLimitEvent",
+    "User",
+    "UserSession",
     "Choice",
     "Note",
     "NoteSection",

@@ -2,7 +2,7 @@
 
 from alembic import context
 
-from app.db import make_engine
+from app.db import UTCDateTime, make_engine
 from app.models import Base
 
 config = context.config
@@ -33,10 +33,18 @@ def run_migrations_online() -> None:
     engine.dispose()
 
 
+def _render_item(type_: str, obj: object, autogen_context: object) -> str | bool:
+    """Write the app's UTCDateTime as a plain timezone-aware DateTime in migrations."""
+    if type_ == "type" and isinstance(obj, UTCDateTime):
+        return "sa.DateTime(timezone=True)"
+    return False
+
+
 def _run(connection) -> None:  # type: ignore[no-untyped-def]
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
+        render_item=_render_item,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
     )

@@ -106,3 +106,53 @@ def cli_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Set
     get_settings.cache_clear()
     yield settings
     get_settings.cache_clear()
+
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def make_user(db: Database):  # type: ignore[no-untyped-def]
+    """Create a user directly in the database: make_user("ann", role="author")."""
+    from app.accounts.service import create_user
+
+    def make(username: str, password: str = PASSWORD, role: str = "learner"):  # type: ignore[no-untyped-def]
+        with db.session_scope(write=True) as session:
+            return create_user(session, username, password, role)
+
+    return make
+
+
+def log_in(client: TestClient, username: str, password: str = PASSWORD) -> None:
+    """Log the test client in through the real form."""
+    response = client.post(
+        "/login", data={"username": username, "password": password}, follow_redirects=False
+    )
+    assert response.status_code == 303, response.text
+
+
+@pytest.fixture
+def user_client(app, make_user):  # type: ignore[no-untyped-def]
+    """A separate logged-in client per call: user_client("ann", role="admin")."""
+    clients: list[TestClient] = []
+
+    def make(username: str, role: str = "learner") -> TestClient:
+        make_user(username, role=role)
+        client = TestClient(app)
+        clients.append(client)
+        log_in(client, username)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+def assert_only_owner_sees(
+    owner: TestClient, stranger: TestClient, method: str, url: str, **kwargs: object
+) -> None:
+    """One line per route: another user gets the same 404 as for a missing object."""
+    response = stranger.request(method, url, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
+    assert response.status_code == 404, (method, url, response.status_code)
+    response = owner.request(method, url, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
+    assert response.status_code in (200, 201, 303), (method, url, response.status_code)

@@ -4,8 +4,10 @@ from dataclasses import asdict
 from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query, Request
+from starlette.concurrency import run_in_threadpool
 
+from app.accounts.dependencies import CurrentViewer, load_viewer
 from app.content import queries
 from app.content.dependencies import NoteDep, QuestionDep, Slug
 from app.content.schemas import (
@@ -25,10 +27,13 @@ from app.content.schemas import (
 )
 from app.content.service import check_answer
 from app.content.views import QuestionSummary, TopicRef, TopicSummary
+from app.progress.service import save_answer
 from app.web.dependencies import CacheDep, SessionDep
 
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorOut, "description": "Not found"}}
-router = APIRouter(prefix="/api/v1", tags=["content"], responses=NOT_FOUND)
+router = APIRouter(
+    prefix="/api/v1", tags=["content"], responses=NOT_FOUND, dependencies=[Depends(load_viewer)]
+)
 
 
 def _topic(summary: TopicSummary) -> dict[str, Any]:
@@ -130,9 +135,16 @@ async def get_question(view: QuestionDep) -> dict[str, Any]:
     response_model=CheckOut,
     responses={422: {"description": "No choice, a choice of another question, or too many"}},
 )
-async def check_question(view: QuestionDep, body: CheckIn) -> dict[str, Any]:
-    """Check chosen choices: correctness, the right choices, the explanation and notes."""
+async def check_question(
+    request: Request, view: QuestionDep, body: CheckIn, viewer: CurrentViewer
+) -> dict[str, Any]:
+    """Check chosen choices: correctness, the right choices, the explanation and notes.
+
+    A logged-in learner's answer is recorded; a guest's is not.
+    """
     result = check_answer(view, body.choice_ids)
+    if viewer is not None:
+        await run_in_threadpool(save_answer, request.app.state.db, viewer.id, result)
     return {
         "correct": result.correct,
         "selected_ids": list(result.selected_ids),

@@ -1,12 +1,10 @@
-"""Errors the content services raise; each carries the HTTP status it maps to."""
+"""Errors the content services raise."""
+
+from app.errors import DomainError
 
 
-class ContentError(Exception):
+class ContentError(DomainError):
     status_code = 400
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class NotFound(ContentError):

@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 
 from app.importers.text import slugify, unique_slug
 
-_HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
+_HEADING = re.compile(r"^(#{1,2})\s+(.+?)(?:\s+#+)?\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 # Raw HTML is off in the parser; nh3 then guards against anything the renderer lets through.
 _md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")

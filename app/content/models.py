@@ -5,7 +5,6 @@ from typing import Optional
 
 from sqlalchemy import (
     CheckConstraint,
-    DateTime,
     Float,
     ForeignKey,
     Integer,
@@ -15,7 +14,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.db import Base
+from app.db import Base, UTCDateTime
 
 
 def utcnow() -> datetime:
@@ -50,7 +49,7 @@ class QuestionSet(Base):
     topic_id: Mapped[int | None] = mapped_column(
         ForeignKey("topic.id", ondelete="SET NULL"), index=True
     )
-    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    imported_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     topic: Mapped[Topic | None] = relationship(lazy="raise")
     questions: Mapped[list["Question"]] = relationship(
@@ -77,7 +76,7 @@ class Question(Base):
     kind: Mapped[str] = mapped_column(String(10), default="single")
     source: Mapped[str] = mapped_column(String(300), default="")
     revision: Mapped[int] = mapped_column(Integer, default=1)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     question_set: Mapped[QuestionSet] = relationship(back_populates="questions", lazy="raise")
     topic: Mapped[Topic | None] = relationship(lazy="raise")
@@ -118,7 +117,7 @@ class Note(Base):
     source: Mapped[str] = mapped_column(String(300), default="")
     body_md: Mapped[str] = mapped_column(Text)
     revision: Mapped[int] = mapped_column(Integer, default=1)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     topic: Mapped[Topic | None] = relationship(lazy="raise")
     sections: Mapped[list["NoteSection"]] = relationship(

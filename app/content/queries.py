@@ -219,6 +219,7 @@ def question(session: Session, question_id: int) -> QuestionView:
         id=found.id,
         key=found.key,
         kind=found.kind,
+        revision=found.revision,
         set=TopicRef(found.question_set.slug, found.question_set.title),
         topic=_ref(found.topic),
         position=index + 1,

@@ -2,18 +2,21 @@
 
 from functools import partial
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
 
+from app.accounts.dependencies import CurrentViewer, load_viewer
 from app.content import queries
 from app.content.dependencies import NoteDep, QuestionDep, Slug
 from app.content.errors import InvalidAnswer
 from app.content.service import check_answer
 from app.content.views import QuestionView
+from app.progress.service import save_answer
 from app.web.dependencies import CacheDep
 from app.web.templating import is_htmx, render
 
-router = APIRouter(default_response_class=HTMLResponse)
+router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 
 
 @router.get("/", name="home")
@@ -50,8 +53,10 @@ async def question(request: Request, view: QuestionDep) -> HTMLResponse:
 
 
 @router.post("/questions/{question_id}", name="answer_question")
-async def answer_question(request: Request, view: QuestionDep) -> HTMLResponse:
-    """Grade a practice answer and show the explanation (the result block alone for htmx)."""
+async def answer_question(
+    request: Request, view: QuestionDep, viewer: CurrentViewer
+) -> HTMLResponse:
+    """Grade a practice answer, keep it for a logged-in learner, show the explanation."""
     form = await request.form()
     block = "practice" if is_htmx(request) else None
     try:
@@ -60,6 +65,8 @@ async def answer_question(request: Request, view: QuestionDep) -> HTMLResponse:
     except (ValueError, InvalidAnswer) as exc:
         message = exc.message if isinstance(exc, InvalidAnswer) else "That answer was not valid."
         return _practice(request, view, None, message, 422, block)
+    if viewer is not None:
+        await run_in_threadpool(save_answer, request.app.state.db, viewer.id, result)
     return _practice(request, view, result, None, 200, block)
 
 

@@ -61,7 +61,9 @@ def _topic_ref(
 
 
 def _load_topics(session: Session, items: list[TopicData], report: Report) -> dict[str, Topic]:
-    topics = {topic.slug: topic for topic in session.scalars(select(Topic))}
+    # every parent is loaded: the cycle check walks ancestors this file may not mention
+    existing = session.scalars(select(Topic).options(selectinload(Topic.parent)))
+    topics = {topic.slug: topic for topic in existing}
     for position, item in enumerate(items):
         topic = topics.get(item.slug)
         if topic is None:
@@ -133,12 +135,20 @@ def _load_question(
         data.explanation,
     )
     question.kind, question.source, question.updated_at = data.kind, data.source, utcnow()
-    question.choices = [
-        Choice(position=i, text_md=text, is_correct=correct)
-        for i, (text, correct) in enumerate(choices, start=1)
-    ]
+    _sync_choices(question, choices)
     if data.topic is not None:
         question.topic = _topic_ref(data.topic, topics, report, data.line)
+
+
+def _sync_choices(question: Question, choices: list[tuple[str, bool]]) -> None:
+    """Update choices in place by position; fresh rows would collide on (question, position)."""
+    existing = {choice.position: choice for choice in question.choices}
+    updated = []
+    for position, (text, correct) in enumerate(choices, start=1):
+        choice = existing.get(position) or Choice(position=position)
+        choice.text_md, choice.is_correct = text, correct
+        updated.append(choice)
+    question.choices = updated
 
 
 def _question_state(question: Question) -> tuple[str, str, str, list[tuple[str, bool]]]:
@@ -206,8 +216,9 @@ def _find(session: Session, kind: str, ref: str) -> Question | QuestionSet | Not
             .join(QuestionSet)
             .where(QuestionSet.slug == set_slug, Question.key == key)
         ).one_or_none()
-    model = QuestionSet if kind == "question_set" else Note
-    return session.scalars(select(model).where(model.slug == ref)).one_or_none()
+    if kind == "question_set":
+        return session.scalars(select(QuestionSet).where(QuestionSet.slug == ref)).one_or_none()
+    return session.scalars(select(Note).where(Note.slug == ref)).one_or_none()
 
 
 def _set_explicit_links(

@@ -120,6 +120,7 @@ class QuestionView:
     id: int
     key: str
     kind: str
+    revision: int
     set: TopicRef
     topic: TopicRef | None
     position: int

@@ -45,7 +45,9 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
     )
     for table, kind in _KINDS.items():
         for ref, entry in _table(data, table, text, file).items():
-            bundle.placements.append(_placement(kind, ref, entry, text, file))
+            header = rf"^[ \t]*\[[ \t]*{table}[ \t]*\.[ \t]*([\"']?){re.escape(ref)}\1[ \t]*\]"
+            line = _key_line(text, header, ref)
+            bundle.placements.append(_placement(kind, ref, entry, line, file))
     report.count("topics", len(bundle.topics))
     report.count("placements", len(bundle.placements))
     return bundle, report
@@ -56,7 +58,8 @@ def _topic(entry: Any, text: str, file: str) -> TopicData:
         raise ImportRefused(
             file, _line_of(text, "[[topics]]"), "every [[topics]] entry needs a slug"
         )
-    line = _line_of(text, f'"{entry["slug"]}"')
+    slug = re.escape(entry["slug"])
+    line = _key_line(text, rf"^[ \t]*slug[ \t]*=[ \t]*([\"']){slug}\1", f'"{entry["slug"]}"')
     if not isinstance(entry.get("title"), str) or not entry["title"].strip():
         raise ImportRefused(file, line, f"topic {entry['slug']!r} needs a title")
     if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", entry["slug"]):
@@ -72,8 +75,7 @@ def _topic(entry: Any, text: str, file: str) -> TopicData:
     )
 
 
-def _placement(kind: str, ref: str, entry: Any, text: str, file: str) -> Placement:
-    line = _line_of(text, ref)
+def _placement(kind: str, ref: str, entry: Any, line: int, file: str) -> Placement:
     if not isinstance(entry, dict):
         raise ImportRefused(file, line, f"{ref!r} must be a table")
     notes = entry.get("notes")
@@ -105,6 +107,12 @@ def _table(data: dict[str, Any], key: str, text: str, file: str) -> dict[str, An
     if not isinstance(value, dict):
         raise ImportRefused(file, _line_of(text, key), f"{key} must be a table")
     return value
+
+
+def _key_line(text: str, pattern: str, needle: str) -> int:
+    """Return the line where pattern defines a key; else the first line that mentions needle."""
+    match = re.search(pattern, text, re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else _line_of(text, needle)
 
 
 def _line_of(text: str, needle: str) -> int:

@@ -1,6 +1,7 @@
 """The JSON export format ("studyhall.content/1"), read back as a bundle."""
 
 import json
+import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
@@ -95,18 +96,19 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
             file, _line_for(text, raw, error["loc"]), f"{where}: {error['msg']}"
         ) from None
     report = Report(file=file, format="json")
-    bundle = _bundle(doc, file)
+    bundle = _bundle(doc, text, file)
     for name in ("topics", "question_sets", "questions", "notes"):
         report.count(name, len(getattr(doc, name)))
     return bundle, report
 
 
-def _bundle(doc: _Export, file: str) -> Bundle:
+def _bundle(doc: _Export, text: str, file: str) -> Bundle:
     sets = {s.slug: QuestionSetData(s.slug, s.title, s.source, s.topic) for s in doc.question_sets}
     for question in doc.questions:
+        line = _line_of_key(text, "id", question.id) or 1
         if question.set not in sets:
             raise ImportRefused(
-                file, 1, f"question {question.id!r} names an unknown set {question.set!r}"
+                file, line, f"question {question.id!r} names an unknown set {question.set!r}"
             )
         sets[question.set].questions.append(
             QuestionData(
@@ -114,6 +116,7 @@ def _bundle(doc: _Export, file: str) -> Bundle:
                 stem=question.stem,
                 choices=[ChoiceData(c.text, c.correct) for c in question.choices],
                 explanation=question.explanation,
+                line=line,
                 kind=question.kind,
                 source=question.source,
                 topic=question.topic,
@@ -121,7 +124,12 @@ def _bundle(doc: _Export, file: str) -> Bundle:
             )
         )
     return Bundle(
-        topics=[TopicData(t.slug, t.title, t.parent, t.description) for t in doc.topics],
+        topics=[
+            TopicData(
+                t.slug, t.title, t.parent, t.description, _line_of_key(text, "slug", t.slug) or 1
+            )
+            for t in doc.topics
+        ],
         question_sets=list(sets.values()),
         notes=[
             NoteData(n.slug, n.title, n.markdown, n.author, n.source, n.topic) for n in doc.notes
@@ -138,9 +146,14 @@ def _line_for(text: str, raw: object, loc: tuple[int | str, ...]) -> int:
         except (KeyError, IndexError, TypeError):
             break
         if isinstance(node, dict):
-            for value in node.values():
-                if isinstance(value, str) and value:
-                    needle = json.dumps(value, ensure_ascii=False)
-                    if needle in text:
-                        return text[: text.index(needle)].count("\n") + 1
+            for key, value in node.items():
+                if isinstance(value, str) and value and (line := _line_of_key(text, key, value)):
+                    return line
     return 1
+
+
+def _line_of_key(text: str, key: str, value: str) -> int:
+    """Return the line of the first `"key": "value"` pair (0 when there is none)."""
+    quoted = (json.dumps(key, ensure_ascii=False), json.dumps(value, ensure_ascii=False))
+    match = re.search(rf"{re.escape(quoted[0])}\s*:\s*{re.escape(quoted[1])}", text)
+    return text.count("\n", 0, match.start()) + 1 if match else 0

@@ -3,6 +3,8 @@
 from collections.abc import Callable
 from pathlib import Path
 
+from app.accounts.errors import PermissionDenied
+from app.accounts.service import Viewer
 from app.content.service import load_bundle
 from app.db import Database
 from app.importers import catalog, export_json, note, qa
@@ -57,3 +59,20 @@ def seed_files(seed_dir: Path) -> list[Path]:
     """List the seed documents in load order: content first, the catalog last."""
     files = sorted(p for p in seed_dir.iterdir() if p.is_file() and not p.name.startswith("."))
     return sorted(files, key=lambda p: p.suffix == ".toml")
+
+
+def import_upload(
+    db: Database,
+    actor: Viewer,
+    data: bytes,
+    file: str,
+    limit: int,
+    link_threshold: float,
+    format: str | None = None,
+) -> Report:
+    """Import a document sent by a person; only authors and admins may."""
+    if not actor.may("author"):
+        raise PermissionDenied("Only authors can import content.")
+    if len(data) > limit:
+        raise ImportRefused(file, 1, f"the file is larger than the limit of {limit:,} bytes")
+    return import_document(db, data, file, link_threshold, format)

@@ -8,6 +8,9 @@ from app.importers.errors import ImportRefused
 _URL = re.compile(r"https?://[^\s<>\"']+[^\s<>\"'.,;:!?)\]]")
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>])")
 _LONE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
+_BLOCK_START = re.compile(r"[-+#>~]")  # list, heading, quote, break or fence openers
+_NUMBERED = re.compile(r"(\d+)([.)])(?=\s|$)")
 
 
 def decode(data: bytes, file: str) -> str:
@@ -52,10 +55,14 @@ def plain_to_markdown(text: str) -> str:
         last = match.end()
     parts.append(_escape(text[last:]))
     out = "".join(parts)
-    if re.match(r"^(#|[-+]\s|\d+[.)]\s|>)", out):
+    if _BLOCK_START.match(out):
         out = "\\" + out
+    elif numbered := _NUMBERED.match(out):
+        # "\2." would show its backslash: digits are not escapable, the delimiter is
+        out = f"{numbered.group(1)}\\{out[numbered.end(1) :]}"
     return out
 
 
 def _escape(text: str) -> str:
-    return _LONE_UNDERSCORE.sub(r"\\_", _MD_SPECIAL.sub(r"\\\1", text))
+    escaped = _ENTITY.sub(r"\\&", _MD_SPECIAL.sub(r"\\\1", text))
+    return _LONE_UNDERSCORE.sub(r"\\_", escaped)

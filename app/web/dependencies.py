@@ -20,9 +20,16 @@ def get_session(request: Request) -> Iterator[Session]:
         yield session
 
 
+def get_write_session(request: Request) -> Iterator[Session]:
+    """Yield a session that takes SQLite's write lock up front; the route commits it."""
+    with request.app.state.db.write_sessions() as session:
+        yield session
+
+
 async def get_cache(request: Request) -> ContentCache:
     return request.app.state.cache
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+WriteSessionDep = Annotated[Session, Depends(get_write_session)]
 CacheDep = Annotated[ContentCache, Depends(get_cache)]

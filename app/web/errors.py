@@ -1,23 +1,27 @@
 """Friendly error pages for people, JSON errors for the API; never a traceback."""
 
 import logging
+from urllib.parse import urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException
 
-from app.content.errors import ContentError
+from app.accounts.errors import NotAuthenticated, RateLimited
+from app.errors import DomainError
 from app.web.templating import render
 
 log = logging.getLogger("studyhall")
 
 TITLES = {
     400: "That request did not make sense",
+    401: "Please log in",
     403: "You are not allowed to do that",
     404: "Page not found",
     405: "That action is not allowed here",
     422: "Some of that input was not valid",
+    429: "Too many attempts",
     500: "Something went wrong on our side",
     503: "Studyhall is not available right now",
 }
@@ -40,9 +44,18 @@ def error_response(request: Request, status: int, message: str) -> Response:
     )
 
 
-async def _content_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ContentError)
-    return error_response(request, exc.status_code, exc.message)
+async def _domain_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, DomainError)
+    if isinstance(exc, NotAuthenticated):
+        if not wants_json(request):
+            return RedirectResponse(f"/login?{urlencode({'next': exc.next_url})}", status_code=303)
+        response = error_response(request, 401, exc.message)
+        response.headers["www-authenticate"] = "Bearer"
+        return response
+    response = error_response(request, exc.status_code, exc.message)
+    if isinstance(exc, RateLimited):
+        response.headers["retry-after"] = str(exc.retry_after_s)
+    return response
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -76,7 +89,7 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Route every error to a friendly page or a JSON body."""
-    app.add_exception_handler(ContentError, _content_error)
+    app.add_exception_handler(DomainError, _domain_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(Exception, _server_error)

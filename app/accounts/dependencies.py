@@ -1,0 +1,109 @@
+"""Who is asking: the session cookie or an API token, checked once per request."""
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, Request
+from starlette.concurrency import run_in_threadpool
+
+from app.accounts import service
+from app.accounts.errors import NotAuthenticated, PermissionDenied
+from app.accounts.service import Policy, Viewer
+from app.config import Settings
+from app.content.errors import NotFound
+from app.db import Database
+from app.web.dependencies import WriteSessionDep
+
+T = TypeVar("T")
+
+
+def cookie_name(settings: Settings) -> str:
+    # __Host- cookies must be Secure, so the prefix only comes with HTTPS.
+    return "__Host-studyhall_session" if settings.secure_cookies else "studyhall_session"
+
+
+def policy(settings: Settings) -> Policy:
+    """Build the account policy from the settings."""
+    from datetime import timedelta
+
+    return Policy(
+        signup_open=settings.signup_open,
+        idle=timedelta(minutes=settings.session_idle_minutes),
+        lifetime=timedelta(days=settings.session_max_days),
+        per_account=settings.login_limit_per_account,
+        per_address=settings.login_limit_per_address,
+        window=timedelta(minutes=settings.rate_limit_window_minutes),
+    )
+
+
+def _from_session(db: Database, token: str, rules: Policy) -> Viewer | None:
+    with db.session_scope() as session:
+        viewer, stale = service.session_viewer(session, token, rules)
+    if viewer is not None and stale:
+        with db.session_scope(write=True) as session:
+            service.touch_session(session, token)
+    return viewer
+
+
+def _from_token(db: Database, token: str) -> Viewer | None:
+    with db.session_scope() as session:
+        return service.token_viewer(session, token)
+
+
+async def load_viewer(request: Request) -> Viewer | None:
+    """Return the logged-in person, if any; guests cost no database query."""
+    if hasattr(request.state, "viewer"):
+        return request.state.viewer
+    settings: Settings = request.app.state.settings
+    db: Database = request.app.state.db
+    viewer = None
+    auth = request.headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        viewer = await run_in_threadpool(_from_token, db, auth[7:].strip())
+        if viewer is None:
+            raise NotAuthenticated("That API token is not valid or was revoked.")
+    elif token := request.cookies.get(cookie_name(settings)):
+        viewer = await run_in_threadpool(_from_session, db, token, policy(settings))
+    request.state.viewer = viewer
+    return viewer
+
+
+CurrentViewer = Annotated[Viewer | None, Depends(load_viewer)]
+
+
+async def require_viewer(request: Request, viewer: CurrentViewer) -> Viewer:
+    """Let only logged-in people through; others are sent to log in (pages) or get 401 (API)."""
+    if viewer is None:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        raise NotAuthenticated(next_url=target)
+    return viewer
+
+
+RequiredViewer = Annotated[Viewer, Depends(require_viewer)]
+
+
+def require_role(*roles: str) -> Callable[..., Any]:
+    """Build a dependency that lets only the given roles (and admins) through."""
+
+    async def dependency(viewer: RequiredViewer) -> Viewer:
+        if not viewer.may(*roles):
+            raise PermissionDenied()
+        return viewer
+
+    return dependency
+
+
+def owned(model: type[T], param: str = "item_id") -> Callable[..., T]:
+    """Build a dependency that loads model by the path id and checks it belongs to the viewer.
+
+    Another user's object answers 404, exactly like a missing one, so ids reveal nothing.
+    """
+
+    def dependency(request: Request, viewer: RequiredViewer, session: WriteSessionDep) -> T:
+        raw = request.path_params.get(param, "")
+        obj = session.get(model, int(raw)) if str(raw).isdigit() and len(str(raw)) < 10 else None
+        if obj is None or getattr(obj, "user_id", None) != viewer.id:
+            raise NotFound("There is nothing here with that number.")
+        return obj
+
+    return dependency

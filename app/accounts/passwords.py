@@ -1,0 +1,56 @@
+"""Password hashing (Argon2id with OWASP's parameters) and the rules a new password must meet."""
+
+from functools import lru_cache
+
+from argon2 import PasswordHasher, Type
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from app.accounts.errors import InvalidInput
+
+MIN_LENGTH = 8
+MAX_LENGTH = 1024
+# OWASP Password Storage Cheat Sheet: Argon2id, 19 MiB of memory, 2 iterations, 1 lane.
+HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1, type=Type.ID)
+# Verified when a username is unknown, so that answer takes as long as a wrong password.
+_DUMMY_HASH = HASHER.hash("not a real password, only spends time")
+
+
+@lru_cache(maxsize=1)
+def _common_passwords() -> frozenset[str]:
+    from zxcvbn.frequency_lists import FREQUENCY_LISTS
+
+    return frozenset(FREQUENCY_LISTS["passwords"])
+
+
+def check_new_password(password: str, username: str = "") -> None:
+    """Refuse a password that is too short, too long, too common or the username itself."""
+    if len(password) < MIN_LENGTH:
+        raise InvalidInput("password", f"Use at least {MIN_LENGTH} characters.")
+    if len(password) > MAX_LENGTH:
+        raise InvalidInput("password", f"Use at most {MAX_LENGTH} characters.")
+    if password.lower() in _common_passwords():
+        raise InvalidInput(
+            "password", "That password is one of the most common ones; pick another."
+        )
+    if username and password.lower() == username.lower():
+        raise InvalidInput("password", "The password must not be your username.")
+
+
+def hash_password(password: str) -> str:
+    """Hash a password with Argon2id."""
+    return HASHER.hash(password)
+
+
+def verify_password(password_hash: str | None, password: str) -> bool:
+    """Check a password against its hash (or against a dummy when there is no user)."""
+    if len(password) > MAX_LENGTH:
+        return False
+    try:
+        return HASHER.verify(password_hash or _DUMMY_HASH, password) and password_hash is not None
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def needs_rehash(password_hash: str) -> bool:
+    """Tell whether a hash was made with other parameters than today's."""
+    return HASHER.check_needs_rehash(password_hash)

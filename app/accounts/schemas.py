@@ -1,0 +1,8 @@
+"""JSON shapes of the account API."""
+
+from pydantic import BaseModel
+
+
+class ViewerOut(BaseModel):
+    username: str
+    role: str

@@ -1,0 +1,276 @@
+"""Account rules: sign-up, log-in with rate limits, sessions, passwords, roles and API tokens.
+
+Services add and flush; the caller commits. Tokens are random; only their SHA-256 is stored.
+"""
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from app.accounts.errors import (
+    InvalidCredentials,
+    InvalidInput,
+    PermissionDenied,
+    RateLimited,
+    SignupClosed,
+    UserNotFound,
+)
+from app.accounts.models import ROLES, ApiToken, RateLimitEvent, User, UserSession
+from app.accounts.passwords import check_new_password, hash_password, needs_rehash, verify_password
+from app.content.models import utcnow
+
+USERNAME = re.compile(r"^[a-z0-9][a-z0-9._-]{2,31}$")
+TOKEN_PREFIX = "shpat_"
+SEEN_REFRESH = timedelta(
+    minutes=5
+)  # bump last_seen_at at most this often (avoids a write per page)
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """The logged-in person as pages and services see them."""
+
+    id: int
+    username: str
+    role: str
+
+    def may(self, *roles: str) -> bool:
+        return self.role == "admin" or self.role in roles
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Limits and lifetimes taken from the settings."""
+
+    signup_open: bool = True
+    idle: timedelta = timedelta(hours=12)
+    lifetime: timedelta = timedelta(days=30)
+    per_account: int = 5
+    per_address: int = 20
+    window: timedelta = timedelta(minutes=15)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def viewer(user: User) -> Viewer:
+    return Viewer(user.id, user.username, user.role)
+
+
+def normalize_username(username: str) -> str:
+    """Check a username's form and return it in lower case."""
+    name = username.strip().lower()
+    if not USERNAME.match(name):
+        raise InvalidInput(
+            "username",
+            "Use 3 to 32 characters: letters, digits, dots, dashes or underscores, "
+            "starting with a letter or digit.",
+        )
+    return name
+
+
+def _find_user(session: Session, username: str) -> User | None:
+    return session.scalars(select(User).where(User.username == username.strip().lower())).first()
+
+
+def create_user(session: Session, username: str, password: str, role: str = "learner") -> User:
+    """Create an account after checking the username, password and role."""
+    name = normalize_username(username)
+    if role not in ROLES:
+        raise InvalidInput("role", f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
+    check_new_password(password, name)
+    if _find_user(session, name) is not None:
+        raise InvalidInput("username", "That username is taken; choose another.")
+    user = User(username=name, password_hash=hash_password(password), role=role)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def sign_up(session: Session, username: str, password: str, address: str, policy: Policy) -> User:
+    """Create a learner account, counting the attempt against the client address."""
+    if not policy.signup_open:
+        raise SignupClosed()
+    now = utcnow()
+    _check_limit(session, f"signup-address:{address}", policy.per_address, policy.window, now)
+    session.add(RateLimitEvent(key=f"signup-address:{address}", created_at=now))
+    return create_user(session, username, password)
+
+
+def log_in(session: Session, username: str, password: str, address: str, policy: Policy) -> User:
+    """Check credentials under per-account and per-address limits; count failures."""
+    now = utcnow()
+    keys = {
+        f"login-account:{username.strip().lower()[:64]}": policy.per_account,
+        f"login-address:{address}": policy.per_address,
+    }
+    for key, limit in keys.items():
+        _check_limit(session, key, limit, policy.window, now)
+    user = _find_user(session, username)
+    if not verify_password(user.password_hash if user else None, password) or user is None:
+        for key in keys:
+            session.add(RateLimitEvent(key=key, created_at=now))
+        session.flush()
+        raise InvalidCredentials()
+    if needs_rehash(user.password_hash):
+        user.password_hash = hash_password(password)
+    return user
+
+
+def _check_limit(session: Session, key: str, limit: int, window: timedelta, now: datetime) -> None:
+    times = session.scalars(
+        select(RateLimitEvent.created_at)
+        .where(RateLimitEvent.key == key, RateLimitEvent.created_at > now - window)
+        .order_by(RateLimitEvent.created_at.desc())
+        .limit(limit)
+    ).all()
+    if len(times) >= limit:
+        raise RateLimited(int((times[-1] + window - now).total_seconds()) + 1)
+
+
+def start_session(session: Session, user: User, policy: Policy) -> str:
+    """Open a new session for user (a fresh id on every log-in) and return its token."""
+    now = utcnow()
+    session.execute(
+        delete(UserSession).where(
+            UserSession.user_id == user.id,
+            or_(UserSession.expires_at <= now, UserSession.last_seen_at <= now - policy.idle),
+        )
+    )
+    session.execute(delete(RateLimitEvent).where(RateLimitEvent.created_at <= now - policy.window))
+    token = secrets.token_urlsafe(32)
+    session.add(
+        UserSession(
+            token_hash=hash_token(token),
+            user_id=user.id,
+            created_at=now,
+            last_seen_at=now,
+            expires_at=now + policy.lifetime,
+        )
+    )
+    session.flush()
+    return token
+
+
+def session_viewer(session: Session, token: str, policy: Policy) -> tuple[Viewer | None, bool]:
+    """Return the session's user (None when unknown or expired) and whether to bump it."""
+    row = session.execute(
+        select(UserSession, User)
+        .join(User, UserSession.user_id == User.id)
+        .where(UserSession.token_hash == hash_token(token))
+    ).first()
+    if row is None:
+        return None, False
+    user_session, user = row
+    now = utcnow()
+    if user_session.expires_at <= now or user_session.last_seen_at <= now - policy.idle:
+        return None, False
+    return viewer(user), user_session.last_seen_at <= now - SEEN_REFRESH
+
+
+def touch_session(session: Session, token: str) -> None:
+    """Record a visit, so the idle expiry starts again."""
+    session.execute(
+        update(UserSession)
+        .where(UserSession.token_hash == hash_token(token))
+        .values(last_seen_at=utcnow())
+    )
+
+
+def end_session(session: Session, token: str) -> None:
+    """Log out one session."""
+    session.execute(delete(UserSession).where(UserSession.token_hash == hash_token(token)))
+
+
+def get_user(session: Session, user_id: int) -> User:
+    user = session.get(User, user_id)
+    if user is None:
+        raise UserNotFound(str(user_id))
+    return user
+
+
+def change_password(session: Session, actor: Viewer, current: str, new: str, policy: Policy) -> str:
+    """Replace the password, end every session of the user and return a fresh one's token."""
+    user = get_user(session, actor.id)
+    if not verify_password(user.password_hash, current):
+        raise InvalidInput("current_password", "Your current password is not right.")
+    check_new_password(new, user.username)
+    user.password_hash = hash_password(new)
+    session.execute(delete(UserSession).where(UserSession.user_id == user.id))
+    return start_session(session, user, policy)
+
+
+def delete_account(session: Session, actor: Viewer, password: str) -> None:
+    """Delete the user and, through cascades, everything that is theirs."""
+    user = get_user(session, actor.id)
+    if not verify_password(user.password_hash, password):
+        raise InvalidInput("password", "That password is not right; your account was not deleted.")
+    session.delete(user)
+    session.flush()
+
+
+def list_users(session: Session) -> list[User]:
+    """List every account, oldest first."""
+    return list(session.scalars(select(User).order_by(User.id)))
+
+
+def set_role(session: Session, actor: Viewer | None, username: str, role: str) -> User:
+    """Change a user's role; only admins may (actor None is the server's own command line)."""
+    if actor is not None and not actor.may("admin"):
+        raise PermissionDenied()
+    if role not in ROLES:
+        raise InvalidInput("role", f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
+    user = _find_user(session, username)
+    if user is None:
+        raise UserNotFound(username)
+    if user.role == "admin" and role != "admin" and _admin_count(session) == 1:
+        raise InvalidInput("role", "This is the last admin; make someone else admin first.")
+    user.role = role
+    return user
+
+
+def _admin_count(session: Session) -> int:
+    return session.scalar(select(func.count(User.id)).where(User.role == "admin")) or 0
+
+
+def create_api_token(session: Session, actor: Viewer, name: str) -> tuple[ApiToken, str]:
+    """Create a personal API token; the token itself is returned once and never stored."""
+    label = " ".join(name.split())
+    if not 1 <= len(label) <= 60:
+        raise InvalidInput("name", "Give the token a name of 1 to 60 characters.")
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    row = ApiToken(user_id=actor.id, name=label, token_hash=hash_token(token), hint=token[-4:])
+    session.add(row)
+    session.flush()
+    return row, token
+
+
+def list_api_tokens(session: Session, actor: Viewer) -> list[ApiToken]:
+    """List the user's tokens, newest first."""
+    return list(
+        session.scalars(
+            select(ApiToken).where(ApiToken.user_id == actor.id).order_by(ApiToken.id.desc())
+        )
+    )
+
+
+def revoke_api_token(session: Session, token: ApiToken) -> None:
+    """Revoke a token (the caller has checked it is the actor's)."""
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+
+
+def token_viewer(session: Session, token: str) -> Viewer | None:
+    """Return the owner of a live API token, or None."""
+    row = session.execute(
+        select(ApiToken, User)
+        .join(User, ApiToken.user_id == User.id)
+        .where(ApiToken.token_hash == hash_token(token), ApiToken.revoked_at.is_(None))
+    ).first()
+    return viewer(row[1]) if row else None

@@ -1,0 +1,56 @@
+"""Authoring: import documents through the browser (authors and admins)."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.accounts.dependencies import load_viewer, require_role
+from app.accounts.service import Viewer
+from app.importers.errors import ImportRefused
+from app.importers.service import FORMATS, import_upload
+from app.web.templating import render
+
+router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
+Author = Annotated[Viewer, Depends(require_role("author"))]
+
+
+def _page(request: Request, status_code: int = 200, **context: object) -> HTMLResponse:
+    return render(
+        request, "importers/import.html", {"formats": FORMATS, **context}, status_code=status_code
+    )
+
+
+@router.get("/author/import", name="import_form")
+async def import_form(request: Request, viewer: Author) -> HTMLResponse:
+    """Show the import form."""
+    return _page(request)
+
+
+@router.post("/author/import", name="import_post")
+async def import_post(
+    request: Request,
+    viewer: Author,
+    document: Annotated[UploadFile, File()],
+    format: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    """Import one uploaded document in one transaction and show its report."""
+    settings = request.app.state.settings
+    name = (document.filename or "upload").rsplit("/", 1)[-1][:200]
+    data = await document.read(settings.max_upload_bytes + 1)
+    try:
+        report = await run_in_threadpool(
+            import_upload,
+            request.app.state.db,
+            viewer,
+            data,
+            name,
+            settings.max_upload_bytes,
+            settings.link_threshold,
+            format or None,
+        )
+    except ImportRefused as exc:
+        return _page(request, 422, refused=exc)
+    request.app.state.cache.clear()
+    return _page(request, report=report)

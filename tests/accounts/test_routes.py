@@ -1,0 +1,275 @@
+"""Account pages through the TestClient: sign-up, log-in, log-out, password, deletion, roles."""
+
+from datetime import timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select, update
+
+from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
+from app.content.models import utcnow
+from app.progress.models import PracticeAnswer
+from tests.conftest import PASSWORD, assert_only_owner_sees, log_in
+from tests.web.helpers import choice_ids, question_id
+
+COOKIE = "studyhall_session"
+
+
+def _count(db, model, *where) -> int:  # type: ignore[no-untyped-def]
+    with db.session_scope() as session:
+        return session.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+
+def test_sign_up_logs_in_and_lands_on_next(client, db):
+    response = client.post(
+        "/signup",
+        data={"username": "Ann", "password": PASSWORD, "next": "/account"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    assert response.headers["location"] == "/account?done=signed-up"
+    cookie = response.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Secure" not in cookie
+    page = client.get("/account")
+    assert page.status_code == 200 and "Logged in as <strong>ann</strong>" in page.text
+    assert _count(db, User, User.username == "ann") == 1
+
+
+@pytest.mark.parametrize(
+    ("username", "password", "message"),
+    [
+        ("a", PASSWORD, "Use 3 to 32 characters"),
+        ("bad name!", PASSWORD, "Use 3 to 32 characters"),
+        ("ann", "short", "at least 8 characters"),
+        ("ann", "x" * 1025, "at most 1024 characters"),
+        ("ann", "password123", "most common"),
+        ("annabelle", "annabelle", "must not be your username"),
+    ],
+)
+def test_sign_up_refuses_bad_input_and_keeps_the_username(client, db, username, password, message):
+    response = client.post("/signup", data={"username": username, "password": password})
+    assert response.status_code == 422
+    assert message in response.text
+    assert 'aria-invalid="true"' in response.text
+    assert _count(db, User) == 0
+
+
+def test_sign_up_refuses_a_taken_username(client, make_user):
+    make_user("ann")
+    response = client.post("/signup", data={"username": "ANN", "password": PASSWORD})
+    assert response.status_code == 422 and "taken" in response.text
+
+
+def test_sign_up_can_be_switched_off(settings, db):
+    from app.main import create_app
+
+    app = create_app(settings.model_copy(update={"signup_open": False}))
+    with TestClient(app) as client:
+        assert client.get("/signup").status_code == 403
+        response = client.post("/signup", data={"username": "ann", "password": PASSWORD})
+    assert response.status_code == 403 and "closed" in response.text
+    assert _count(db, User) == 0
+
+
+def test_log_in_and_out(client, make_user, db):
+    make_user("ann")
+    log_in(client, "ann")
+    assert "ann" in client.get("/").text
+    assert _count(db, UserSession) == 1
+    response = client.post("/logout", follow_redirects=False)
+    assert response.status_code == 303
+    assert _count(db, UserSession) == 0
+    assert client.get("/account", follow_redirects=False).status_code == 303
+
+
+def test_a_stolen_cookie_is_useless_after_logout(app, client, make_user):
+    make_user("ann")
+    log_in(client, "ann")
+    token = client.cookies[COOKIE]
+    client.post("/logout")
+    with TestClient(app, cookies={COOKIE: token}) as thief:
+        assert thief.get("/account", follow_redirects=False).status_code == 303
+
+
+def test_log_in_gives_a_new_session_id(app, make_user):
+    make_user("ann")
+    with TestClient(app, cookies={COOKIE: "planted-by-an-attacker"}) as client:
+        response = client.post(
+            "/login", data={"username": "ann", "password": PASSWORD}, follow_redirects=False
+        )
+    issued = response.headers["set-cookie"].split(";")[0].split("=", 1)[1]
+    assert issued and issued != "planted-by-an-attacker"
+
+
+@pytest.mark.parametrize("username", ["ann", "nobody"])
+def test_wrong_password_and_unknown_user_get_the_same_answer(client, make_user, username):
+    make_user("ann")
+    response = client.post("/login", data={"username": username, "password": "wrong password"})
+    assert response.status_code == 400
+    assert "Wrong username or password." in response.text
+    assert COOKIE not in client.cookies
+
+
+def test_guest_is_sent_to_log_in_and_comes_back(client, make_user):
+    make_user("ann")
+    response = client.get("/account?tab=tokens", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/login?next=%2Faccount%3Ftab%3Dtokens"
+    page = client.get(response.headers["location"])
+    assert 'value="/account?tab=tokens"' in page.text
+    done = client.post(
+        "/login",
+        data={"username": "ann", "password": PASSWORD, "next": "/account?tab=tokens"},
+        follow_redirects=False,
+    )
+    assert done.headers["location"] == "/account?tab=tokens"
+
+
+@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example", "/\\evil.example"])
+def test_log_in_never_redirects_off_site(client, make_user, target):
+    make_user("ann")
+    response = client.post(
+        "/login",
+        data={"username": "ann", "password": PASSWORD, "next": target},
+        follow_redirects=False,
+    )
+    assert response.headers["location"] == "/"
+
+
+def test_too_many_log_ins_are_refused_then_allowed_after_the_window(client, make_user, db):
+    make_user("ann")
+    for _ in range(5):
+        client.post("/login", data={"username": "ann", "password": "wrong password"})
+    response = client.post("/login", data={"username": "ann", "password": PASSWORD})
+    assert response.status_code == 429
+    assert "Too many attempts. Please try again in 15 minutes." in response.text
+    assert int(response.headers["retry-after"]) > 800
+    with db.session_scope(write=True) as session:  # let the window pass
+        session.execute(update(RateLimitEvent).values(created_at=utcnow() - timedelta(minutes=16)))
+    log_in(client, "ann")
+
+
+def test_the_address_limit_also_holds_across_accounts(settings, db, make_user):
+    from app.main import create_app
+
+    app = create_app(settings.model_copy(update={"login_limit_per_address": 3}))
+    with TestClient(app) as client:
+        for name in ("a1x", "a2x", "a3x"):
+            client.post("/login", data={"username": name, "password": "wrong password"})
+        make_user("ann")
+        response = client.post("/login", data={"username": "ann", "password": PASSWORD})
+    assert response.status_code == 429
+
+
+def test_change_password_ends_other_sessions(app, make_user, db):
+    make_user("ann")
+    with TestClient(app) as laptop, TestClient(app) as phone:
+        log_in(laptop, "ann")
+        log_in(phone, "ann")
+        response = laptop.post(
+            "/account/password",
+            data={"current_password": PASSWORD, "new_password": "a brand new passphrase"},
+            follow_redirects=False,
+        )
+        assert response.status_code == 303
+        assert laptop.get("/account").status_code == 200
+        assert phone.get("/account", follow_redirects=False).status_code == 303
+    assert _count(db, UserSession) == 1
+    with TestClient(app) as again:
+        log_in(again, "ann", "a brand new passphrase")
+
+
+@pytest.mark.parametrize(
+    ("current", "new", "message"),
+    [
+        ("wrong password", "a brand new passphrase", "current password is not right"),
+        (PASSWORD, "short", "at least 8 characters"),
+        (PASSWORD, "qwertyuiop", "most common"),
+    ],
+)
+def test_change_password_refusals_keep_the_old_password(client, make_user, current, new, message):
+    make_user("ann")
+    log_in(client, "ann")
+    response = client.post(
+        "/account/password", data={"current_password": current, "new_password": new}
+    )
+    assert response.status_code == 422 and message in response.text
+    client.post("/logout")
+    log_in(client, "ann")
+
+
+def test_delete_account_removes_all_my_data(client, make_user, seeded):
+    make_user("ann")
+    log_in(client, "ann")
+    right, _ = choice_ids(seeded, "3")
+    client.post(f"/questions/{question_id(seeded, '3')}", data={"choice": str(right)})
+    client.post("/account/tokens", data={"name": "script"})
+    refused = client.post("/account/delete", data={"delete_password": "wrong password"})
+    assert refused.status_code == 422 and _count(seeded, User) == 1
+    response = client.post("/account/delete", data={"password": PASSWORD}, follow_redirects=False)
+    assert response.status_code == 303
+    for model in (User, UserSession, ApiToken, PracticeAnswer):
+        assert _count(seeded, model) == 0, model
+    assert client.get("/account", follow_redirects=False).status_code == 303
+
+
+def test_logged_in_practice_answers_are_recorded_and_guest_answers_are_not(
+    client, make_user, seeded
+):
+    qid = question_id(seeded, "3")
+    right, _ = choice_ids(seeded, "3")
+    guest = client.post(f"/questions/{qid}", data={"choice": str(right)})
+    assert "Log in</a> to keep a record" in guest.text
+    assert _count(seeded, PracticeAnswer) == 0
+    make_user("ann")
+    log_in(client, "ann")
+    client.post(f"/questions/{qid}", data={"choice": str(right)})
+    client.post(f"/api/v1/questions/{qid}/check", json={"choice_ids": [right]})
+    assert _count(seeded, PracticeAnswer, PracticeAnswer.is_correct.is_(True)) == 2
+
+
+def test_expired_sessions_are_logged_out(client, make_user, db):
+    make_user("ann")
+    log_in(client, "ann")
+    with db.session_scope(write=True) as session:
+        session.execute(update(UserSession).values(last_seen_at=utcnow() - timedelta(hours=13)))
+    assert client.get("/account", follow_redirects=False).status_code == 303
+    log_in(client, "ann")
+    with db.session_scope(write=True) as session:
+        session.execute(update(UserSession).values(expires_at=utcnow() - timedelta(seconds=1)))
+    assert client.get("/account", follow_redirects=False).status_code == 303
+
+
+def test_learners_and_authors_cannot_manage_users(user_client):
+    for role in ("learner", "author"):
+        client = user_client(f"{role}x", role=role)
+        assert client.get("/admin/users").status_code == 403
+        response = client.post("/admin/users/learnerx/role", data={"role": "admin"})
+        assert response.status_code == 403
+
+
+def test_admins_manage_roles(user_client, make_user, db):
+    admin = user_client("boss", role="admin")
+    make_user("ann")
+    assert "ann" in admin.get("/admin/users").text
+    response = admin.post("/admin/users/ann/role", data={"role": "author"}, follow_redirects=False)
+    assert response.status_code == 303
+    assert _count(db, User, User.username == "ann", User.role == "author") == 1
+    bad = admin.post("/admin/users/ann/role", data={"role": "emperor"})
+    assert bad.status_code == 422
+    last = admin.post("/admin/users/boss/role", data={"role": "learner"})
+    assert last.status_code == 422 and "last admin" in last.text
+
+
+def test_only_the_owner_can_revoke_a_token(user_client, db):
+    ann, bob = user_client("ann"), user_client("bob")
+    ann.post("/account/tokens", data={"name": "laptop"})
+    with db.session_scope() as session:
+        token_id = session.scalars(select(ApiToken.id)).one()
+    assert_only_owner_sees(ann, bob, "POST", f"/account/tokens/{token_id}/revoke")
+    assert _count(db, ApiToken, ApiToken.revoked_at.is_not(None)) == 1
+
+
+def test_guest_pages_show_log_in_links(client, seeded):
+    html = client.get("/").text
+    assert 'href="/login?next=/"' in html.replace("%2F", "/") and 'href="/signup"' in html

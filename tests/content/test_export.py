@@ -1,0 +1,164 @@
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from app.content.export import export_content
+from app.content.models import (
+    Choice,
+    Note,
+    NoteSection,
+    Question,
+    QuestionNoteLink,
+    QuestionSet,
+    Topic,
+)
+from app.db import Database
+from app.importers.service import import_document, parse_document
+from app.migrate import upgrade
+
+SET = "nca-inference-optimization-tensorrt-5"
+CONTENT_TABLES = [
+    model.__table__
+    for model in (Topic, QuestionSet, Question, Choice, Note, NoteSection, QuestionNoteLink)
+]
+
+
+def exported(db: Database) -> dict[str, Any]:
+    """Return the export document of everything in db."""
+    with db.session_scope() as session:
+        return export_content(session)
+
+
+def table_rows(db: Database) -> dict[str, list[tuple[Any, ...]]]:
+    """Return every row of every content table, in primary-key order."""
+    with db.session_scope() as session:
+        return {
+            table.name: [
+                tuple(row)
+                for row in session.execute(select(table).order_by(*table.primary_key.columns))
+            ]
+            for table in CONTENT_TABLES
+        }
+
+
+def row_counts(db: Database) -> dict[str, int]:
+    return {name: len(rows) for name, rows in table_rows(db).items()}
+
+
+def snapshot(db: Database) -> tuple[dict[str, Any], dict[str, list[tuple[Any, ...]]]]:
+    """Capture the database completely: its export and every row of every table."""
+    return exported(db), table_rows(db)
+
+
+def import_json(db: Database, document: dict[str, Any], file: str = "export.json") -> None:
+    import_document(db, json.dumps(document, ensure_ascii=False).encode(), file, 0.12)
+
+
+@pytest.fixture
+def other_db(tmp_path: Path) -> Iterator[Database]:
+    """A second, empty SQLite database, migrated."""
+    url = f"sqlite:///{tmp_path / 'other.db'}"
+    upgrade(url)
+    database = Database(url)
+    yield database
+    database.dispose()
+
+
+def test_empty_database_exports_empty_lists(db):
+    assert exported(db) == {
+        "format": "studyhall.content/1",
+        "topics": [],
+        "question_sets": [],
+        "questions": [],
+        "notes": [],
+    }
+
+
+def test_seed_export_holds_all_content(seeded):
+    document = exported(seeded)
+    assert [t["slug"] for t in document["topics"]][:2] == [
+        "inference-optimization-tensorrt",
+        "precision-int8-calibration",
+    ]
+    assert {t["parent"] for t in document["topics"][1:]} == {"inference-optimization-tensorrt"}
+    assert document["question_sets"] == [
+        {
+            "slug": SET,
+            "title": "NCA Inference Optimization & TensorRT 5",
+            "source": "seed/000_21c8a85df645b7bb.txt",
+            "topic": "inference-optimization-tensorrt",
+        }
+    ]
+    assert [q["id"] for q in document["questions"]] == [f"{SET}/{n}" for n in range(1, 8)]
+    assert [n["slug"] for n in document["notes"]] == ["tensorrt-note-2"]
+    assert document["notes"][0]["topic"] == "precision-int8-calibration"
+    assert document["notes"][0]["markdown"].startswith("## Working with Mixed Precision\n")
+
+
+def test_seed_export_question_fields(seeded):
+    question = exported(seeded)["questions"][2]
+    assert question == {
+        "id": f"{SET}/3",
+        "set": SET,
+        "topic": "precision-int8-calibration",
+        "stem": "Which TensorRT calibration algorithm is most suitable when calibration data is "
+        "plentiful and accuracy must be maximized?",
+        "choices": [
+            {"text": "IInt8EntropyCalibrator2", "correct": True},
+            {"text": "IInt8MinMaxCalibrator", "correct": False},
+            {"text": "IInt8LegacyCalibrator", "correct": False},
+            {"text": "IInt8PercentileCalibrator", "correct": False},
+        ],
+        "explanation": question["explanation"],
+        "kind": "single",
+        "source": "seed/000_21c8a85df645b7bb.txt:16",
+        "notes": ["tensorrt-note-2#working-with-mixed-precision"],
+    }
+    assert question["explanation"].startswith("IInt8EntropyCalibrator2 uses KL-divergence")
+
+
+def test_export_lists_explicit_links_only(seeded):
+    notes = {q["id"]: q["notes"] for q in exported(seeded)["questions"]}
+    assert notes == {
+        f"{SET}/1": [],
+        f"{SET}/2": [],
+        f"{SET}/3": ["tensorrt-note-2#working-with-mixed-precision"],
+        f"{SET}/4": [],
+        f"{SET}/5": [],
+        f"{SET}/6": ["tensorrt-note-2#working-with-reformat-free-network-i-o-tensors"],
+        f"{SET}/7": [],
+    }
+    origins = [row[3] for row in table_rows(seeded)["question_note_link"]]
+    assert "suggested" in origins
+
+
+def test_export_is_json(seeded):
+    document = exported(seeded)
+    assert json.loads(json.dumps(document, ensure_ascii=False)) == document
+
+
+def test_export_round_trips_into_an_empty_database(seeded, other_db):
+    first = exported(seeded)
+    bundle, report = parse_document(json.dumps(first).encode(), "export.json")
+    assert report.format == "json"
+    assert len(bundle.question_sets[0].questions) == 7
+    import_json(other_db, first)
+    assert exported(other_db) == first
+    assert row_counts(other_db) == row_counts(seeded)
+
+
+def test_export_round_trip_is_stable_when_imported_again(seeded, other_db):
+    first = exported(seeded)
+    import_json(other_db, first)
+    import_json(other_db, exported(other_db))
+    assert exported(other_db) == first
+
+
+def test_importing_the_export_into_the_same_database_changes_nothing(seeded):
+    before = exported(seeded), row_counts(seeded)
+    import_json(seeded, before[0])
+    assert (exported(seeded), row_counts(seeded)) == before

@@ -1,0 +1,157 @@
+import pytest
+
+from app.importers import catalog
+from app.importers.errors import ImportRefused
+from app.importers.schemas import Placement
+from tests.conftest import SEED_DIR
+
+SEED = SEED_DIR / "catalog.toml"
+SET = "nca-inference-optimization-tensorrt-5"
+HEADER = 'format = "studyhall.catalog/1"\n'
+
+
+def seed_text() -> str:
+    return SEED.read_text(encoding="utf-8")
+
+
+def refusal(text: str, file: str = "catalog.toml") -> ImportRefused:
+    with pytest.raises(ImportRefused) as caught:
+        catalog.parse(text, file)
+    return caught.value
+
+
+def test_seed_catalog_topics_form_a_tree():
+    bundle, report = catalog.parse(seed_text(), "seed/catalog.toml")
+    assert [(t.slug, t.parent) for t in bundle.topics] == [
+        ("inference-optimization-tensorrt", None),
+        ("precision-int8-calibration", "inference-optimization-tensorrt"),
+        ("sparsity", "inference-optimization-tensorrt"),
+        ("engine-building-refit", "inference-optimization-tensorrt"),
+        ("deployment-jetson-dla", "inference-optimization-tensorrt"),
+        ("throughput-latency", "inference-optimization-tensorrt"),
+    ]
+    assert bundle.topics[1].title == "Precision & INT8 calibration"
+    assert bundle.topics[1].description.startswith("FP32, TF32, FP16 and INT8 inference")
+    assert [t.line for t in bundle.topics] == [6, 11, 17, 23, 29, 35]
+    assert report.format == "catalog"
+    assert report.counts == {"topics": 6, "placements": 9}
+
+
+def test_seed_catalog_places_content_and_links_two_questions():
+    bundle, _ = catalog.parse(seed_text(), "seed/catalog.toml")
+    assert bundle.placements[0] == Placement(
+        "question_set", SET, "inference-optimization-tensorrt", 40
+    )
+    assert bundle.placements[-1] == Placement(
+        "note", "tensorrt-note-2", "precision-int8-calibration", 43
+    )
+    questions = {p.ref: p for p in bundle.placements if p.kind == "question"}
+    assert list(questions) == [f"{SET}/{n}" for n in range(1, 8)]
+    assert questions[f"{SET}/3"] == Placement(
+        "question",
+        f"{SET}/3",
+        "precision-int8-calibration",
+        52,
+        ["tensorrt-note-2#working-with-mixed-precision"],
+    )
+    assert questions[f"{SET}/6"].notes == [
+        "tensorrt-note-2#working-with-reformat-free-network-i-o-tensors"
+    ]
+    assert [p.ref for p in questions.values() if p.notes is not None] == [f"{SET}/3", f"{SET}/6"]
+    assert (bundle.question_sets, bundle.notes) == ([], [])
+
+
+def test_placement_lines_point_at_their_own_table():
+    text = HEADER + '\n[questions."s/10"]\ntopic = "a"\n\n[questions."s/1"]\ntopic = "b"\n'
+    bundle, _ = catalog.parse(text, "c.toml")
+    assert [(p.ref, p.line) for p in bundle.placements] == [("s/10", 3), ("s/1", 6)]
+
+
+def test_topic_lines_point_at_their_slug_not_at_a_parent_naming_them():
+    text = (
+        HEADER
+        + '[[topics]]\nslug = "a"\ntitle = "A"\nparent = "b"\n\n[[topics]]\nslug = "b"\ntitle = "B"\n'
+    )
+    bundle, _ = catalog.parse(text, "c.toml")
+    assert [(t.slug, t.line) for t in bundle.topics] == [("a", 3), ("b", 8)]
+
+
+def test_bare_keys_are_accepted():
+    bundle, _ = catalog.parse(HEADER + "[notes.my-note]\ntopic = 'a'\n", "c.toml")
+    assert bundle.placements == [Placement("note", "my-note", "a", 2)]
+
+
+def test_empty_catalog_is_fine():
+    bundle, report = catalog.parse(HEADER, "c.toml")
+    assert (bundle.topics, bundle.placements) == ([], [])
+    assert report.counts == {"topics": 0, "placements": 0}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('title = "no format"\n', 1, 'format must be "studyhall.catalog/1"'),
+        ('\n\nformat = "studyhall.catalog/2"\n', 3, 'format must be "studyhall.catalog/1"'),
+        (HEADER + "\n[extras]\nx = 1\n", 3, "unknown table 'extras'"),
+        (HEADER + "\n[[topics]]\ntitle = 'A'\n", 3, "every [[topics]] entry needs a slug"),
+        (HEADER + "\n[[topics]]\nslug = 'a'\n", 4, "topic 'a' needs a title"),
+        (HEADER + "[[topics]]\nslug = 'a'\ntitle = '  '\n", 3, "topic 'a' needs a title"),
+        (
+            HEADER + "[[topics]]\nslug = 'Not A Slug'\ntitle = 'A'\n",
+            3,
+            "topic slug 'Not A Slug' must be lower-case words joined by '-'",
+        ),
+        (HEADER + "topics = 'a'\n", 2, "topics must be an array of tables ([[topics]])"),
+        (HEADER + "questions = 'a'\n", 2, "questions must be a table"),
+        (HEADER + "[questions]\n'set/1' = 'a'\n", 3, "'set/1' must be a table"),
+        (
+            HEADER + "\n[notes.n]\nnotes = ['n#a']\n",
+            3,
+            "'n': notes must be a list of 'note#anchor' strings on a question",
+        ),
+        (
+            HEADER + "\n[questions.'set/1']\nnotes = 'n#a'\n",
+            3,
+            "'set/1': notes must be a list of 'note#anchor' strings on a question",
+        ),
+        (HEADER + "\n[question_sets.s]\ntopic = 3\n", 3, "'s': topic must be a topic slug"),
+    ],
+    ids=[
+        "no-format",
+        "wrong-format",
+        "unknown-table",
+        "topic-without-slug",
+        "topic-without-title",
+        "topic-blank-title",
+        "topic-bad-slug",
+        "topics-not-array",
+        "questions-not-table",
+        "placement-not-table",
+        "notes-on-a-note",
+        "notes-not-a-list",
+        "topic-not-a-string",
+    ],
+)
+def test_bad_catalogs_are_refused_naming_file_and_line(text, line, message):
+    error = refusal(text, "cat.toml")
+    assert (error.file, error.line, error.message) == ("cat.toml", line, message)
+    assert str(error) == f"cat.toml:{line}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [(HEADER + "[[topics]\nslug = 'a'\n", 2), (HEADER + '\n\ntitle = "x\n', 4)],
+    ids=["unclosed-table-header", "unterminated-string"],
+)
+def test_invalid_toml_is_refused_at_the_line_the_parser_names(text, line):
+    error = refusal(text, "cat.toml")
+    assert error.line == line
+    assert error.message.startswith("invalid TOML: ")
+    assert error.message.endswith(f"(at line {line}, column {error.message.split()[-1]}")
+
+
+def test_looks_like_wants_the_format_line():
+    assert catalog.looks_like(seed_text())
+    assert catalog.looks_like('  format = "studyhall.catalog/1"')
+    assert not catalog.looks_like('[[topics]]\nslug = "a"\n')
+    assert not catalog.looks_like('{"format": "studyhall.catalog/1"}')

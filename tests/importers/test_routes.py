@@ -1,0 +1,96 @@
+"""Importing documents through the browser (authors and admins only)."""
+
+import pytest
+from sqlalchemy import func, select
+
+from app.content.models import Question
+
+QA = (
+    "Upload Set — Questions and Answers\n"
+    "Question 1: Which one?\n- this one (Correct answer)\n- that one\n"
+    "Correct answer: this one\nBecause.\n"
+)
+
+
+def _questions(db) -> int:  # type: ignore[no-untyped-def]
+    with db.session_scope() as session:
+        return session.scalar(select(func.count(Question.id))) or 0
+
+
+def _upload(client, content: bytes, name: str = "upload.txt", fmt: str = ""):  # type: ignore[no-untyped-def]
+    return client.post(
+        "/author/import", files={"document": (name, content, "text/plain")}, data={"format": fmt}
+    )
+
+
+@pytest.mark.parametrize("role", ["author", "admin"])
+def test_authors_import_a_document_and_see_the_report(user_client, db, role):
+    client = user_client("writer", role=role)
+    assert client.get("/author/import").status_code == 200
+    response = _upload(client, QA.encode())
+    assert response.status_code == 200
+    assert "Imported upload.txt" in response.text and "questions created: 1" in response.text
+    assert _questions(db) == 1
+    assert "Which one?" in client.get("/sets/upload-set").text
+
+
+def test_a_refused_upload_names_the_line_and_saves_nothing(user_client, seeded):
+    client = user_client("writer", role="author")
+    before = _questions(seeded)
+    bad = QA.replace("- that one", "- that one (Correct answer)")
+    response = _upload(client, bad.encode(), "bad.txt")
+    assert response.status_code == 422
+    assert "Nothing was imported." in response.text and "bad.txt, line 4" in response.text
+    assert _questions(seeded) == before
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "the file is empty"),
+        (b"\x00\x01\x02binary", "binary file"),
+        (b"just some words\n", "unrecognised format"),
+    ],
+)
+def test_bad_uploads_are_explained(user_client, db, content, message):
+    client = user_client("writer", role="author")
+    response = _upload(client, content)
+    assert response.status_code == 422 and message in response.text
+    assert _questions(db) == 0
+
+
+def test_oversized_uploads_are_refused(settings, db, make_user):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.conftest import log_in
+
+    app = create_app(settings.model_copy(update={"max_upload_bytes": 100}))
+    make_user("writer", role="author")
+    with TestClient(app) as client:
+        log_in(client, "writer")
+        response = _upload(client, QA.encode() * 3)
+    assert response.status_code == 422 and "larger than the limit" in response.text
+    assert _questions(db) == 0
+
+
+def test_learners_may_not_import(user_client, db):
+    client = user_client("reader")
+    assert client.get("/author/import").status_code == 403
+    assert _upload(client, QA.encode()).status_code == 403
+    assert _questions(db) == 0
+
+
+def test_guests_are_sent_to_log_in(client):
+    response = client.get("/author/import", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"].startswith("/login?next=")
+
+
+def test_the_service_checks_the_role_too(db):
+    from app.accounts.errors import PermissionDenied
+    from app.accounts.service import Viewer
+    from app.importers.service import import_upload
+
+    with pytest.raises(PermissionDenied):
+        import_upload(db, Viewer(1, "reader", "learner"), QA.encode(), "x.txt", 10_000, 0.12)
+    assert _questions(db) == 0

@@ -1,0 +1,218 @@
+import json
+from pathlib import Path
+
+import click
+import pytest
+from sqlalchemy import inspect
+from typer.testing import CliRunner
+
+from app.cli import cli
+from app.config import get_settings
+from app.db import Database
+from tests.conftest import SEED_DIR
+from tests.content.test_export import exported, row_counts, snapshot
+
+QA_SEED = SEED_DIR / "000_21c8a85df645b7bb.txt"
+NOTE_SEED = SEED_DIR / "004_7ac6168e0636c6eb.txt"
+BAD_PAGE = (
+    "Quiz — Questions and Answers\n"
+    "Question 1: Which one?\n"
+    "- Right (Correct answer)\n"
+    "- Wrong\n"
+    "Correct answer: Neither\n"
+    "Because.\n"
+)
+
+
+@pytest.fixture
+def run(cli_env, tmp_path, monkeypatch):
+    """Run `studyhall ...` in this test's temporary folder and return the click Result."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(cli, list(args))
+
+
+def said(result) -> str:
+    """Return everything the command printed, with colours and line wrapping undone."""
+    return " ".join(click.unstyle(result.output).split())
+
+
+@pytest.fixture
+def cli_db(cli_env):
+    database = Database(cli_env.database_url)
+    yield database
+    database.dispose()
+
+
+def write(name: str, data: str | bytes) -> Path:
+    path = Path(name)
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data, encoding="utf-8")
+    return path
+
+
+def test_migrate_creates_the_schema(run, tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'fresh' / 'new.db'}"
+    monkeypatch.setenv("STUDYHALL_DATABASE_URL", url)
+    get_settings.cache_clear()
+    result = run("migrate")
+    assert result.exit_code == 0, result.output
+    assert "Database is up to date." in said(result)
+    database = Database(url)
+    try:
+        assert {"question", "choice", "note", "note_section", "topic"} <= set(
+            inspect(database.engine).get_table_names()
+        )
+    finally:
+        database.dispose()
+    assert run("migrate").exit_code == 0
+
+
+def test_seed_loads_every_seed_document(run, cli_db):
+    result = run("seed")
+    assert result.exit_code == 0, result.output
+    output = said(result)
+    assert "imported seed/000_21c8a85df645b7bb.txt (qa): dropped lines 2, questions 7" in output
+    assert "imported seed/004_7ac6168e0636c6eb.txt (note)" in output
+    assert "imported seed/catalog.toml (catalog)" in output
+    assert (
+        "warning seed/000_21c8a85df645b7bb.txt:51: dropped lines 51-52: the page's repeated title"
+        in output
+    )
+    counts = row_counts(cli_db)
+    assert (counts["question"], counts["note"], counts["topic"]) == (7, 1, 6)
+
+
+def test_seed_if_empty_seeds_once_then_skips(run, cli_db):
+    first = run("seed", "--if-empty")
+    assert first.exit_code == 0, first.output
+    assert row_counts(cli_db)["question"] == 7
+    before = snapshot(cli_db)
+    second = run("seed", "--if-empty")
+    assert second.exit_code == 0
+    assert said(second) == "Content already present; seed skipped."
+    assert snapshot(cli_db) == before
+
+
+def test_seed_without_documents_fails(run, tmp_path, monkeypatch):
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("STUDYHALL_SEED_DIR", "empty")
+    get_settings.cache_clear()
+    result = run("seed")
+    assert result.exit_code == 1
+    assert said(result) == "No seed documents in empty"
+
+
+def test_import_good_files(run, cli_db):
+    result = run("import", str(QA_SEED), str(NOTE_SEED))
+    assert result.exit_code == 0, result.output
+    assert f"imported {QA_SEED} (qa)" in said(result)
+    assert row_counts(cli_db)["question"] == 7
+    assert row_counts(cli_db)["note"] == 1
+
+
+def test_import_bad_file_saves_nothing_and_names_the_line(run, cli_db):
+    write("bad.txt", BAD_PAGE)
+    result = run("import", "bad.txt")
+    assert result.exit_code == 1
+    output = said(result)
+    assert (
+        "refused bad.txt:5: Question 1: 'Correct answer: Neither' matches none of its options "
+        "(nothing from this file was saved)"
+    ) in output
+    assert "1 of 1 file(s) refused." in output
+    assert row_counts(cli_db)["question_set"] == 0
+
+
+def test_import_keeps_good_files_when_another_is_refused(run, cli_db):
+    write("bad.txt", BAD_PAGE)
+    result = run("import", str(QA_SEED), "bad.txt")
+    assert result.exit_code == 1
+    assert "1 of 2 file(s) refused." in said(result)
+    assert row_counts(cli_db)["question"] == 7
+
+
+def test_import_missing_file(run, cli_db):
+    result = run("import", "missing.txt")
+    assert result.exit_code == 1
+    assert "refused missing.txt:1: no such file" in said(result)
+
+
+def test_import_refuses_a_file_over_the_size_limit(run, cli_db, monkeypatch):
+    monkeypatch.setenv("STUDYHALL_MAX_UPLOAD_BYTES", "100")
+    get_settings.cache_clear()
+    size = QA_SEED.stat().st_size
+    write("big.txt", QA_SEED.read_bytes())
+    result = run("import", "big.txt")
+    assert result.exit_code == 1
+    assert (
+        f"refused big.txt:1: the file is {size:,} bytes; the limit is 100 "
+        "(STUDYHALL_MAX_UPLOAD_BYTES)"
+    ) in said(result)
+    assert row_counts(cli_db)["question"] == 0
+
+
+def test_import_with_a_format(run, cli_db):
+    result = run("import", "--format", "note", str(NOTE_SEED))
+    assert result.exit_code == 0, result.output
+    assert row_counts(cli_db)["note"] == 1
+
+
+@pytest.mark.parametrize(
+    ("format", "message"),
+    [
+        ("xml", "unknown format 'xml'; choose one of json, catalog, qa, note"),
+        ("qa", "the title line must end with ' — Questions and Answers'"),
+    ],
+)
+def test_import_with_a_wrong_format_is_refused(run, cli_db, format, message):
+    write("note.txt", NOTE_SEED.read_bytes())
+    result = run("import", "-f", format, "note.txt")
+    assert result.exit_code == 1
+    assert f"refused note.txt:1: {message}" in said(result)
+    assert row_counts(cli_db)["note"] == 0
+
+
+def test_refusal_messages_are_printed_verbatim(run, cli_db):
+    write("cat.toml", 'format = "studyhall.catalog/1"\n[[topics]]\ntitle = "No slug"\n')
+    result = run("import", "cat.toml")
+    assert result.exit_code == 1
+    assert "refused cat.toml:2: every [[topics]] entry needs a slug" in said(result)
+
+
+def test_import_without_files_is_a_usage_error(run):
+    assert run("import").exit_code == 2
+
+
+def test_export_json_to_stdout(run, seeded):
+    result = run("export", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == exported(seeded)
+
+
+def test_export_to_a_file(run, seeded, tmp_path):
+    result = run("export", "-o", "out.json")
+    assert result.exit_code == 0, result.output
+    assert "Wrote out.json" in said(result)
+    assert result.stdout == ""
+    text = (tmp_path / "out.json").read_text(encoding="utf-8")
+    assert json.loads(text) == exported(seeded)
+    assert "NCA Inference Optimization & TensorRT 5" in text
+
+
+def test_exported_file_imports_back(run, seeded, cli_db):
+    run("export", "-o", "out.json")
+    before = snapshot(cli_db)[0], row_counts(cli_db)
+    result = run("import", "out.json")
+    assert result.exit_code == 0, result.output
+    assert "imported out.json (json)" in said(result)
+    assert (exported(cli_db), row_counts(cli_db)) == before
+
+
+def test_export_refuses_other_formats(run, seeded):
+    result = run("export", "--format", "xml")
+    assert result.exit_code == 2
+    assert "Unknown export format 'xml'; only 'json' is supported." in said(result)
+    assert result.stdout == ""
