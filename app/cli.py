@@ -1,4 +1,4 @@
-"""The `studyhall` command: serve, migrate, seed, import and export."""
+"""The `studyhall` command: serve, migrate, seed, import, export, users and check."""
 
 import json
 import sys
@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress
 
+from app.accounts.cli import users
 from app.config import get_settings
 from app.db import Database
 from app.importers.errors import ImportRefused
@@ -17,8 +18,11 @@ from app.importers.schemas import Report
 from app.importers.service import FORMATS, import_document, seed_files
 
 cli = typer.Typer(
-    help="Studyhall: questions, notes and practice for exam prep.", no_args_is_help=True
+    help="Studyhall: questions, notes and practice for exam prep.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
 )
+cli.add_typer(users, name="users")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -112,6 +116,19 @@ def export(
         err.print(f"Wrote {escape(str(output))}")
 
 
+@cli.command()
+def check() -> None:
+    """Warn about an unsafe or unready production setup; exit status 1 when there is any."""
+    from app.checks import deployment_warnings
+
+    warnings = deployment_warnings(get_settings())
+    for warning in warnings:
+        out.print(f"[yellow]warning[/] {escape(warning)}")
+    if warnings:
+        raise typer.Exit(1)
+    out.print("[green]No problems found.[/]")
+
+
 def _has_content(db: Database) -> bool:
     from sqlalchemy import func, select
 
@@ -171,4 +188,15 @@ def _print_report(report: Report) -> None:
 
 
 def main() -> None:
-    cli()
+    """Run the command; database trouble becomes a one-line message, not a traceback."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    try:
+        cli(standalone_mode=True)
+    except (OperationalError, ProgrammingError) as exc:
+        reason = str(exc.orig).splitlines()[0] if exc.orig else type(exc).__name__
+        err.print(
+            f"[red]The database could not be used: {escape(reason)}[/]\n"
+            "Is STUDYHALL_DATABASE_URL right, and has `studyhall migrate` been run?"
+        )
+        sys.exit(1)

@@ -13,6 +13,7 @@ from playwright.sync_api import Page, Response, expect
 from tests.e2e.support import (
     CALIBRATION_RIGHT,
     CALIBRATION_STEM,
+    CALIBRATION_WRONG,
     MIXED_PRECISION,
     NOTE,
     NOTE_PATH,
@@ -25,6 +26,7 @@ from tests.e2e.support import (
     assert_accessible,
     assert_markup_accessible,
     choose,
+    open_question,
 )
 
 DESKTOP = {"width": 1280, "height": 900}
@@ -202,3 +204,29 @@ def test_practice_journey_without_javascript(no_js_page: Page, page: Page) -> No
     assert_markup_accessible(
         page, no_js_page.url, no_js_page.content(), "wrong answer, JavaScript off"
     )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="static/app.css: `.choice input:checked + label` (specificity 0,2,2) beats "
+    "`.choice.is-correct label` and `.choice.is-wrong label` (0,2,1), so the picked answer "
+    "keeps the blue 'selected' look instead of turning green or red; e.g. write the result "
+    "rules as `.choice.is-correct input + label` after the :checked rule",
+)
+@pytest.mark.parametrize(
+    ("pick", "badge"), [(CALIBRATION_RIGHT, "Right answer"), (CALIBRATION_WRONG, "Your answer")]
+)
+def test_picked_answer_takes_the_result_colour(page: Page, pick: str, badge: str) -> None:
+    """Once checked, the picked choice is outlined in its badge's colour (green or red)."""
+    open_question(page, CALIBRATION_STEM)
+    choose(page, pick)
+    page.get_by_role("button", name="Check answer").click()
+    label = page.locator("label").filter(has_text=pick)
+    expect(label).to_contain_text(badge)
+    border, badge_colour = label.evaluate(
+        """label => [
+            getComputedStyle(label).borderTopColor,
+            getComputedStyle(label.querySelector('.choice-state')).color,
+        ]"""
+    )
+    assert border == badge_colour, f"border {border}, badge {badge_colour}"

@@ -1,0 +1,127 @@
+"""`studyhall users ...` and `studyhall check`."""
+
+import pytest
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from app.accounts.models import User
+from app.cli import cli
+from tests.conftest import PASSWORD
+
+runner = CliRunner()
+
+
+def _users(db) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    with db.session_scope() as session:
+        return [(u.username, u.role) for u in session.scalars(select(User).order_by(User.id))]
+
+
+def test_create_reads_the_password_from_stdin(cli_env, db):
+    result = runner.invoke(
+        cli,
+        ["users", "create", "Boss", "--role", "admin", "--password-stdin"],
+        input=PASSWORD + "\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Created boss (admin)" in result.output
+    assert _users(db) == [("boss", "admin")]
+    assert PASSWORD not in result.output
+
+
+def test_create_prompts_for_the_password_twice(cli_env, db):
+    result = runner.invoke(cli, ["users", "create", "ann"], input=f"{PASSWORD}\n{PASSWORD}\n")
+    assert result.exit_code == 0, result.output
+    assert _users(db) == [("ann", "learner")]
+
+
+def test_the_password_is_never_an_argument(cli_env, db):
+    result = runner.invoke(cli, ["users", "create", "ann", "--password", PASSWORD])
+    assert result.exit_code == 2
+    assert _users(db) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "password", "code", "message"),
+    [
+        (["users", "create", "ann", "--role", "king"], PASSWORD, 2, "Unknown role"),
+        (["users", "create", "ann"], "short", 1, "at least 8 characters"),
+        (["users", "create", "a b"], PASSWORD, 1, "Use 3 to 32 characters"),
+    ],
+)
+def test_create_refuses_bad_input(cli_env, db, args, password, code, message):
+    result = runner.invoke(cli, [*args, "--password-stdin"], input=password + "\n")
+    assert result.exit_code == code
+    assert message in result.output
+    assert _users(db) == []
+
+
+def test_create_refuses_a_taken_name(cli_env, db, make_user):
+    make_user("ann")
+    result = runner.invoke(
+        cli, ["users", "create", "ANN", "--password-stdin"], input=PASSWORD + "\n"
+    )
+    assert result.exit_code == 1 and "taken" in result.output
+
+
+def test_list_and_set_role(cli_env, db, make_user):
+    assert "No users yet" in runner.invoke(cli, ["users", "list"]).output
+    make_user("ann")
+    make_user("boss", role="admin")
+    result = runner.invoke(cli, ["users", "set-role", "ann", "author"])
+    assert result.exit_code == 0 and "ann is now author" in result.output
+    listing = runner.invoke(cli, ["users", "list"]).output
+    assert "ann" in listing and "author" in listing and "boss" in listing
+    assert runner.invoke(cli, ["users", "set-role", "nobody", "author"]).exit_code == 1
+    assert runner.invoke(cli, ["users", "set-role", "ann", "king"]).exit_code == 1
+    last_admin = runner.invoke(cli, ["users", "set-role", "boss", "learner"])
+    assert last_admin.exit_code == 1 and "last admin" in last_admin.output
+
+
+def test_check_warns_about_an_open_insecure_setup(cli_env, monkeypatch):
+    result = runner.invoke(cli, ["check"])
+    assert result.exit_code == 1
+    for words in ("not marked Secure", "can sign up", "no admin account"):
+        assert words in result.output
+
+
+def test_check_is_quiet_for_a_locked_down_setup(cli_env, monkeypatch, make_user):
+    from app.config import get_settings
+
+    make_user("boss", role="admin")
+    monkeypatch.setenv("STUDYHALL_SECURE_COOKIES", "true")
+    monkeypatch.setenv("STUDYHALL_SIGNUP_OPEN", "false")
+    get_settings.cache_clear()
+    result = runner.invoke(cli, ["check"])
+    if cli_env.database_url.startswith("sqlite"):
+        assert result.exit_code == 1 and "SQLite" in result.output
+        assert "Secure" not in result.output and "sign up" not in result.output
+    else:
+        assert result.exit_code == 0 and "No problems found" in result.output
+
+
+def test_check_reports_an_unmigrated_database(tmp_path, monkeypatch):
+    from app.config import get_settings
+
+    monkeypatch.setenv("STUDYHALL_DATABASE_URL", f"sqlite:///{tmp_path / 'new.db'}")
+    get_settings.cache_clear()
+    try:
+        result = runner.invoke(cli, ["check"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 1 and "studyhall migrate" in result.output
+
+
+def test_an_unmigrated_database_gets_a_message_not_a_traceback(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "STUDYHALL_DATABASE_URL": f"sqlite:///{tmp_path / 'new.db'}"}
+    studyhall = Path(sys.executable).parent / "studyhall"
+    result = subprocess.run(
+        [str(studyhall), "users", "list"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert "has `studyhall migrate` been run?" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
