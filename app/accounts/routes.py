@@ -163,6 +163,16 @@ def _account_page(
     )
 
 
+def _account_error(
+    request: Request, session: Any, viewer: Viewer, exc: AccountError, form: str, field: str
+) -> HTMLResponse:
+    """Roll back and show the account page with the error beside the form's field."""
+    session.rollback()
+    return _account_page(
+        request, session, viewer, exc.status_code, error=exc.message, error_field=field, form=form
+    )
+
+
 @router.get("/account", name="account")
 def account(request: Request, viewer: RequiredViewer, session: SessionDep) -> HTMLResponse:
     """Show the account page: password, API tokens, deleting the account."""
@@ -183,40 +193,25 @@ def change_password(
             session, viewer, current_password, new_password, policy(_settings(request))
         )
     except AccountError as exc:
-        session.rollback()
-        field = getattr(exc, "field", None)
+        field = getattr(exc, "field", None) or ""
         field = "new_password" if field == "password" else field
-        return _account_page(
-            request,
-            session,
-            viewer,
-            exc.status_code,
-            error=exc.message,
-            error_field=field,
-            form="password",
-        )
+        return _account_error(request, session, viewer, exc, "password", field)
     session.commit()
     return _logged_in(request, token, "/account?done=password-changed")
 
 
 @router.post("/account/delete", name="delete_account")
 def delete_account(
-    request: Request, viewer: RequiredViewer, session: WriteSessionDep, password: FormText = ""
+    request: Request,
+    viewer: RequiredViewer,
+    session: WriteSessionDep,
+    delete_password: FormText = "",
 ) -> Response:
     """Delete the account and all of its data."""
     try:
-        service.delete_account(session, viewer, password)
+        service.delete_account(session, viewer, delete_password)
     except AccountError as exc:
-        session.rollback()
-        return _account_page(
-            request,
-            session,
-            viewer,
-            exc.status_code,
-            error=exc.message,
-            error_field="delete_password",
-            form="delete",
-        )
+        return _account_error(request, session, viewer, exc, "delete", "delete_password")
     session.commit()
     response = RedirectResponse("/?done=account-deleted", status_code=303)
     response.delete_cookie(cookie_name(_settings(request)), path="/")
@@ -231,16 +226,7 @@ def create_token(
     try:
         row, token = service.create_api_token(session, viewer, name)
     except AccountError as exc:
-        session.rollback()
-        return _account_page(
-            request,
-            session,
-            viewer,
-            exc.status_code,
-            error=exc.message,
-            error_field="name",
-            form="token",
-        )
+        return _account_error(request, session, viewer, exc, "token", "name")
     session.commit()
     return _account_page(request, session, viewer, 201, new_token=token, new_token_name=row.name)
 

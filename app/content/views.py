@@ -135,6 +135,17 @@ class QuestionView:
     next_id: int | None
 
     @property
+    def stem_inline_html(self) -> str:
+        """The stem without its paragraph, to sit inside a heading."""
+        return self.stem_html.strip().removeprefix("<p>").removesuffix("</p>")
+
+    @property
+    def stem_is_inline(self) -> bool:
+        """Tell whether the stem is a single paragraph (so it can be the page's heading)."""
+        html = self.stem_html.strip()
+        return html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1
+
+    @property
     def correct_ids(self) -> tuple[int, ...]:
         return tuple(choice.id for choice in self.choices if choice.is_correct)
 

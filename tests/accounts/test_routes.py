@@ -206,7 +206,9 @@ def test_delete_account_removes_all_my_data(client, make_user, seeded):
     client.post("/account/tokens", data={"name": "script"})
     refused = client.post("/account/delete", data={"delete_password": "wrong password"})
     assert refused.status_code == 422 and _count(seeded, User) == 1
-    response = client.post("/account/delete", data={"password": PASSWORD}, follow_redirects=False)
+    response = client.post(
+        "/account/delete", data={"delete_password": PASSWORD}, follow_redirects=False
+    )
     assert response.status_code == 303
     for model in (User, UserSession, ApiToken, PracticeAnswer):
         assert _count(seeded, model) == 0, model
