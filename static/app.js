@@ -26,6 +26,12 @@
     }
   });
 
+  // A form that came back with an error puts focus on the message, so it is read out first.
+  document.addEventListener("DOMContentLoaded", function () {
+    var error = document.getElementById("form-error") || document.querySelector("[aria-invalid=true]");
+    if (error) error.focus();
+  });
+
   // After htmx shows a result, move focus to it so keyboard and screen-reader users land there.
   document.addEventListener("htmx:afterSwap", function (event) {
     var heading = event.detail.target && document.getElementById("result-heading");

@@ -57,6 +57,15 @@ def _logged_in(request: Request, token: str, target: str) -> RedirectResponse:
     return response
 
 
+def _logged_out(request: Request, target: str) -> RedirectResponse:
+    response = RedirectResponse(target, status_code=303)
+    settings = _settings(request)
+    response.delete_cookie(
+        cookie_name(settings), path="/", secure=settings.secure_cookies, httponly=True
+    )
+    return response
+
+
 def _with_done(target: str, done: str) -> str:
     return f"{target}{'&' if '?' in target else '?'}done={done}"
 
@@ -145,9 +154,7 @@ def logout(request: Request, session: WriteSessionDep) -> Response:
     if token := request.cookies.get(name):
         service.end_session(session, token)
         session.commit()
-    response = RedirectResponse("/?done=logged-out", status_code=303)
-    response.delete_cookie(name, path="/", secure=_settings(request).secure_cookies, httponly=True)
-    return response
+    return _logged_out(request, "/?done=logged-out")
 
 
 def _account_page(
@@ -213,9 +220,7 @@ def delete_account(
     except AccountError as exc:
         return _account_error(request, session, viewer, exc, "delete", "delete_password")
     session.commit()
-    response = RedirectResponse("/?done=account-deleted", status_code=303)
-    response.delete_cookie(cookie_name(_settings(request)), path="/")
-    return response
+    return _logged_out(request, "/?done=account-deleted")
 
 
 @router.post("/account/tokens", name="create_token")
