@@ -274,4 +274,5 @@ def test_only_the_owner_can_revoke_a_token(user_client, db):
 
 def test_guest_pages_show_log_in_links(client, seeded):
     html = client.get("/").text
-    assert 'href="/login?next=/"' in html.replace("%2F", "/") and 'href="/signup"' in html
+    html = html.replace("%2F", "/")
+    assert 'href="/login?next=/"' in html and 'href="/signup?next=/"' in html
