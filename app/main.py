@@ -1,5 +1,6 @@
 """The application factory."""
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +24,7 @@ from app.web.cache import ContentCache
 from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
 from app.web.headers import SecurityHeaders
+from app.web.templating import bind_routes
 
 log = logging.getLogger("studyhall")
 
@@ -34,6 +36,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Objects made at start-up live as long as the process; freezing them keeps every
+        # later full garbage collection from walking them (it took ~100 ms under load).
+        gc.collect()
+        gc.freeze()
         yield
         db.dispose()
 
@@ -58,6 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(accounts_api.router)
     app.include_router(importer_routes.router)
     _add_plumbing_routes(app)
+    bind_routes(app.router)
     return app
 
 

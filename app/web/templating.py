@@ -5,31 +5,36 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
-from jinja2 import pass_context
+from starlette.routing import Router
 
 from app.config import PROJECT_ROOT
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 
 
-_URL_CACHE_LIMIT = 50_000
+_paths: dict[tuple[Any, ...], str] = {}
+_routers: list[Router] = []
+_PATHS_LIMIT = 50_000
 
 
-@pass_context
-def url_for(context: Any, name: str, /, **params: Any) -> str:
+def bind_routes(router: Router) -> None:
+    """Give url_for the route table (every app the factory builds has the same routes)."""
+    _routers[:] = [router]
+    _paths.clear()
+
+
+def url_for(name: str, /, **params: Any) -> str:
     """Return the path (not the absolute URL) of a named route, so pages work behind any host.
 
-    Paths are memoised per app: the router finds a route by trying each one in turn, and a
-    page asks for about twenty paths, which was half the cost of rendering it.
+    It needs no request, so macros import without context and Jinja caches them; and paths
+    are memoised, since the router tries each route in turn and a page asks for about twenty.
     """
-    app = context["request"].app
-    cache: dict[tuple[Any, ...], str] = app.__dict__.setdefault("_studyhall_url_cache", {})
     key = (name, *sorted(params.items()))
-    path = cache.get(key)
+    path = _paths.get(key)
     if path is None:
-        if len(cache) >= _URL_CACHE_LIMIT:
-            cache.clear()
-        path = cache[key] = str(app.url_path_for(name, **params))
+        if len(_paths) >= _PATHS_LIMIT:
+            _paths.clear()
+        path = _paths[key] = str(_routers[0].url_path_for(name, **params))
     return path
 
 

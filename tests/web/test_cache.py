@@ -57,18 +57,57 @@ def test_ttl_zero_turns_caching_off(db: Database):
     assert asyncio.run(cache.get("k", loader)) == 2
 
 
-def test_entries_expire_after_the_ttl(db: Database, monkeypatch):
-    now = [1000.0]
-    monkeypatch.setattr("app.web.cache.time.monotonic", lambda: now[0])
-    calls: list[int] = []
-
+def _counting_loader(calls: list[int]):  # type: ignore[no-untyped-def]
     def loader(_session) -> int:  # type: ignore[no-untyped-def]
         calls.append(1)
         return len(calls)
 
+    return loader
+
+
+def test_stale_entries_are_served_while_one_refresh_runs(db: Database, monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr("app.web.cache.time.monotonic", lambda: now[0])
+    calls: list[int] = []
+    loader = _counting_loader(calls)
     cache = ContentCache(db, ttl=5)
-    assert asyncio.run(cache.get("k", loader)) == 1
-    now[0] += 4.9
-    assert asyncio.run(cache.get("k", loader)) == 1
-    now[0] += 0.2
-    assert asyncio.run(cache.get("k", loader)) == 2
+
+    async def scenario() -> list[int]:
+        seen = [await cache.get("k", loader)]
+        now[0] += 4.9
+        seen.append(await cache.get("k", loader))  # fresh
+        now[0] += 0.2
+        seen += [await cache.get("k", loader) for _ in range(5)]  # stale: no waiting
+        await asyncio.gather(*cache._loading.values())
+        seen.append(await cache.get("k", loader))
+        return seen
+
+    assert asyncio.run(scenario()) == [1, 1, 1, 1, 1, 1, 1, 2]
+    assert len(calls) == 2  # five stale reads started a single refresh
+
+
+def test_concurrent_misses_share_one_load(db: Database):
+    calls: list[int] = []
+    cache = ContentCache(db, ttl=5)
+
+    async def crowd() -> list[int]:
+        return list(
+            await asyncio.gather(*(cache.get("k", _counting_loader(calls)) for _ in range(20)))
+        )
+
+    assert asyncio.run(crowd()) == [1] * 20
+    assert len(calls) == 1
+
+
+def test_a_load_started_before_clear_is_not_kept(db: Database):
+    cache = ContentCache(db, ttl=60)
+    calls: list[int] = []
+
+    async def scenario() -> tuple[int, int]:
+        pending = asyncio.ensure_future(cache.get("k", _counting_loader(calls)))
+        await asyncio.sleep(0)
+        cache.clear()
+        first = await pending
+        return first, await cache.get("k", _counting_loader(calls))
+
+    assert asyncio.run(scenario()) == (1, 2)
