@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-test lint e2e bench clean
+.PHONY: run test install install-test lint e2e bench screenshots clean
 
 $(BIN)/studyhall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,3 +42,6 @@ bench: install-test
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+
+screenshots: install-test
+	STUDYHALL_SCREENSHOTS=1 $(BIN)/pytest tests/e2e/test_practice_journey.py -k "with_javascript"
