@@ -1,6 +1,7 @@
 """The per-worker content cache: hot pages skip the database; changes show after the TTL."""
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -10,6 +11,13 @@ from app.importers.service import import_document
 from app.main import create_app
 from app.web.cache import ContentCache
 from tests.web.helpers import count_queries, question_id
+
+
+def run(coroutine):  # type: ignore[no-untyped-def]
+    """Run a coroutine on a loop of its own, even when the browser tests left one running here."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
 
 QA = "Cached — Questions and Answers\nQuestion 1: {stem}\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
 
@@ -53,8 +61,8 @@ def test_ttl_zero_turns_caching_off(db: Database):
         return len(calls)
 
     cache = ContentCache(db, ttl=0)
-    assert asyncio.run(cache.get("k", loader)) == 1
-    assert asyncio.run(cache.get("k", loader)) == 2
+    assert run(cache.get("k", loader)) == 1
+    assert run(cache.get("k", loader)) == 2
 
 
 def _counting_loader(calls: list[int]):  # type: ignore[no-untyped-def]
@@ -82,7 +90,7 @@ def test_stale_entries_are_served_while_one_refresh_runs(db: Database, monkeypat
         seen.append(await cache.get("k", loader))
         return seen
 
-    assert asyncio.run(scenario()) == [1, 1, 1, 1, 1, 1, 1, 2]
+    assert run(scenario()) == [1, 1, 1, 1, 1, 1, 1, 2]
     assert len(calls) == 2  # five stale reads started a single refresh
 
 
@@ -95,7 +103,7 @@ def test_concurrent_misses_share_one_load(db: Database):
             await asyncio.gather(*(cache.get("k", _counting_loader(calls)) for _ in range(20)))
         )
 
-    assert asyncio.run(crowd()) == [1] * 20
+    assert run(crowd()) == [1] * 20
     assert len(calls) == 1
 
 
@@ -110,4 +118,4 @@ def test_a_load_started_before_clear_is_not_kept(db: Database):
         first = await pending
         return first, await cache.get("k", _counting_loader(calls))
 
-    assert asyncio.run(scenario()) == (1, 2)
+    assert run(scenario()) == (1, 2)
