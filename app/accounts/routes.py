@@ -15,7 +15,7 @@ from app.accounts.dependencies import (
     policy,
     require_role,
 )
-from app.accounts.errors import AccountError, InvalidCredentials, RateLimited
+from app.accounts.errors import AccountError, InvalidCredentials, InvalidInput, RateLimited
 from app.accounts.models import ROLES, ApiToken
 from app.accounts.service import Viewer
 from app.config import Settings
@@ -106,6 +106,9 @@ def signup(
         token = service.start_session(session, user, policy(_settings(request)))
     except AccountError as exc:
         session.rollback()
+        if isinstance(exc, InvalidInput):  # a refused attempt still counts against the limit
+            service.count_signup_attempt(session, _client(request))
+            session.commit()
         open_ = _settings(request).signup_open
         return _form_page(request, "accounts/signup.html", exc, values, signup_open=open_)
     session.commit()

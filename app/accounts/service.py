@@ -97,10 +97,19 @@ def sign_up(session: Session, username: str, password: str, address: str, policy
     """Create a learner account, counting the attempt against the client address."""
     if not policy.signup_open:
         raise SignupClosed()
-    now = utcnow()
-    _check_limit(session, f"signup-address:{address}", policy.per_address, policy.window, now)
-    session.add(RateLimitEvent(key=f"signup-address:{address}", created_at=now))
+    _check_limit(session, _signup_key(address), policy.per_address, policy.window, utcnow())
+    count_signup_attempt(session, address)
     return create_user(session, username, password)
+
+
+def _signup_key(address: str) -> str:
+    return f"signup-address:{address}"
+
+
+def count_signup_attempt(session: Session, address: str) -> None:
+    """Count a sign-up attempt from address, successful or not (so names cannot be probed)."""
+    session.add(RateLimitEvent(key=_signup_key(address), created_at=utcnow()))
+    session.flush()
 
 
 def log_in(session: Session, username: str, password: str, address: str, policy: Policy) -> User:

@@ -276,3 +276,15 @@ def test_guest_pages_show_log_in_links(client, seeded):
     html = client.get("/").text
     html = html.replace("%2F", "/")
     assert 'href="/login?next=/"' in html and 'href="/signup?next=/"' in html
+
+
+def test_sign_ups_are_limited_per_address_even_when_refused(settings, db):
+    from app.main import create_app
+
+    app = create_app(settings.model_copy(update={"login_limit_per_address": 3}))
+    with TestClient(app) as client:
+        for _ in range(3):  # probing for taken names counts too
+            client.post("/signup", data={"username": "ann", "password": "short"})
+        response = client.post("/signup", data={"username": "ann", "password": PASSWORD})
+    assert response.status_code == 429 and "Too many attempts" in response.text
+    assert _count(db, User) == 0
