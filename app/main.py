@@ -23,7 +23,7 @@ from app.importers import routes as importer_routes
 from app.web.cache import ContentCache
 from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
-from app.web.headers import SecurityHeaders
+from app.web.headers import HeadAsGet, SecurityHeaders
 from app.web.templating import bind_routes
 
 log = logging.getLogger("studyhall")
@@ -56,6 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.cache = ContentCache(db, settings.content_cache_seconds)
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(HeadAsGet)
     install_error_handlers(app)
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(content_routes.router)

@@ -99,12 +99,27 @@ def _load_question_set(
         qset = QuestionSet(slug=data.slug, title=data.title, questions=[])
         session.add(qset)
         report.count("question_sets_created")
+    elif qset.source and data.source and qset.source != data.source:
+        report.warn(1, f"updates the set {data.slug!r} that was imported from {qset.source}")
     qset.title, qset.source, qset.imported_at = data.title, data.source, utcnow()
     if data.topic is not None:
         qset.topic = _topic_ref(data.topic, topics, report, 1)
     existing = {question.key: question for question in qset.questions}
     for position, item in enumerate(data.questions, start=1):
         _load_question(qset, existing.get(item.key), item, position, topics, report)
+    _report_missing(existing, {item.key for item in data.questions}, report)
+
+
+def _report_missing(existing: dict[str, Question], keys: set[str], report: Report) -> None:
+    """Questions absent from a re-imported file are kept (answers refer to them); say so."""
+    missing = sorted(set(existing) - keys, key=lambda key: (len(key), key))
+    if missing:
+        report.warn(
+            1,
+            f"{len(missing)} question(s) of this set are no longer in the file and were kept: "
+            + ", ".join(missing[:10])
+            + (" ..." if len(missing) > 10 else ""),
+        )
 
 
 def _load_question(

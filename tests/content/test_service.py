@@ -357,3 +357,22 @@ def test_a_slug_names_one_set(db):
     with db.session_scope() as session:
         assert session.scalars(select(QuestionSet.source)).all() == ["second.txt"]
     assert row_counts(db)["question"] == 2
+
+
+def test_reimport_reports_questions_no_longer_in_the_file_and_a_taken_slug(db):
+    from app.importers.service import import_document
+
+    two = (
+        "Short Set — Questions and Answers\n"
+        "Question 1: One?\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
+        "Question 2: Two?\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
+    )
+    import_document(db, two.encode(), "short.txt", 0.12)
+    one = two.split("Question 2:")[0]
+    report = import_document(db, one.encode(), "other.txt", 0.12)
+    messages = [w.message for w in report.warnings]
+    assert any("imported from short.txt" in m for m in messages)
+    assert any(
+        "1 question(s) of this set are no longer in the file and were kept: 2" in m
+        for m in messages
+    )

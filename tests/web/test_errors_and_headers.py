@@ -60,3 +60,11 @@ def test_wrong_method_gets_405_page(client):
     response = client.delete("/")
     assert response.status_code == 405
     assert "not allowed" in response.text
+
+
+@pytest.mark.parametrize(("path", "status"), [("/", 200), ("/healthz", 200), ("/nope", 404)])
+def test_head_answers_like_get_without_a_body(client, path, status):
+    response = client.head(path)
+    assert response.status_code == status
+    assert response.content == b""
+    assert response.headers["x-content-type-options"] == "nosniff"
