@@ -71,10 +71,14 @@ def make_engine(url: str) -> Engine:
             from pathlib import Path
 
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        engine = create_engine(url, connect_args={"check_same_thread": False}, hide_parameters=True)
         _tune_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    # hide_parameters: an error logged with its statement must not carry values such as
+    # password hashes or session-token hashes.
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=10, hide_parameters=True
+    )
 
 
 class Database:

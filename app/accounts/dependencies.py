@@ -1,5 +1,6 @@
 """Who is asking: the session cookie or an API token, checked once per request."""
 
+import re
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -101,7 +102,8 @@ def owned(model: type[T], param: str = "item_id") -> Callable[..., T]:
 
     def dependency(request: Request, viewer: RequiredViewer, session: WriteSessionDep) -> T:
         raw = request.path_params.get(param, "")
-        obj = session.get(model, int(raw)) if str(raw).isdigit() and len(str(raw)) < 10 else None
+        valid = re.fullmatch(r"[0-9]{1,9}", str(raw)) is not None
+        obj = session.get(model, int(raw)) if valid else None
         if obj is None or getattr(obj, "user_id", None) != viewer.id:
             raise NotFound("There is nothing here with that number.")
         return obj

@@ -9,7 +9,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, or_, select, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.errors import (
@@ -88,8 +89,12 @@ def create_user(session: Session, username: str, password: str, role: str = "lea
     if _find_user(session, name) is not None:
         raise InvalidInput("username", "That username is taken; choose another.")
     user = User(username=name, password_hash=hash_password(password), role=role)
-    session.add(user)
-    session.flush()
+    try:
+        with session.begin_nested():  # a twin request may have taken the name meanwhile
+            session.add(user)
+            session.flush()
+    except IntegrityError:
+        raise InvalidInput("username", "That username is taken; choose another.") from None
     return user
 
 
@@ -119,7 +124,7 @@ def log_in(session: Session, username: str, password: str, address: str, policy:
         f"login-account:{username.strip().lower()[:64]}": policy.per_account,
         f"login-address:{address}": policy.per_address,
     }
-    for key, limit in keys.items():
+    for key, limit in sorted(keys.items()):  # one order everywhere, so locks cannot deadlock
         _check_limit(session, key, limit, policy.window, now)
     user = _find_user(session, username)
     if not verify_password(user.password_hash if user else None, password) or user is None:
@@ -133,6 +138,7 @@ def log_in(session: Session, username: str, password: str, address: str, policy:
 
 
 def _check_limit(session: Session, key: str, limit: int, window: timedelta, now: datetime) -> None:
+    _lock(session, key)
     times = session.scalars(
         select(RateLimitEvent.created_at)
         .where(RateLimitEvent.key == key, RateLimitEvent.created_at > now - window)
@@ -141,6 +147,13 @@ def _check_limit(session: Session, key: str, limit: int, window: timedelta, now:
     ).all()
     if len(times) >= limit:
         raise RateLimited(int((times[-1] + window - now).total_seconds()) + 1)
+
+
+def _lock(session: Session, key: str) -> None:
+    """Serialise attempts under one key until the transaction ends, so parallel guesses
+    cannot all pass the count before any is recorded (SQLite's BEGIN IMMEDIATE already does)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": key})
 
 
 def start_session(session: Session, user: User, policy: Policy) -> str:

@@ -1,8 +1,8 @@
 """A per-worker cache of read models, so hot pages skip the database and the thread pool.
 
-Entries are fresh for `content_cache_seconds`. After that the stale value is still served
-while one background load replaces it, so no request waits on a reload and a crowd of
-requests never starts a crowd of loads. A write in this worker clears the cache at once;
+Entries are fresh for `content_cache_seconds`. For one more such period the stale value is
+still served while one background load replaces it, so no request waits on a reload and a
+crowd of requests never starts a crowd of loads; an entry older than that is reloaded first. A write in this worker clears the cache at once;
 other workers see it once their entries go stale.
 """
 
@@ -34,8 +34,10 @@ class ContentCache:
     async def get(self, key: Hashable, loader: Callable[[Session], T]) -> T:
         """Return the value for key: cached, stale while it refreshes, or freshly loaded."""
         entry = self._entries.get(key)
-        if entry is not None:
-            if entry[0] <= time.monotonic() and key not in self._loading:
+        now = time.monotonic()
+        # Stale values are served for one more time-to-live at most; older ones wait.
+        if entry is not None and now < entry[0] + self.ttl:
+            if entry[0] <= now and key not in self._loading:
                 self._start(key, loader).add_done_callback(_log_failure)
             return _unwrap(entry[1])
         task = self._loading.get(key) or self._start(key, loader)

@@ -288,3 +288,9 @@ def test_sign_ups_are_limited_per_address_even_when_refused(settings, db):
         response = client.post("/signup", data={"username": "ann", "password": PASSWORD})
     assert response.status_code == 429 and "Too many attempts" in response.text
     assert _count(db, User) == 0
+
+
+@pytest.mark.parametrize("raw", ["%C2%B2", "1e3", "-1", "99999999999999999999", "abc"])
+def test_odd_token_ids_are_404_not_500(user_client, raw):
+    client = user_client("ann")
+    assert client.post(f"/account/tokens/{raw}/revoke").status_code == 404

@@ -119,3 +119,19 @@ def test_a_load_started_before_clear_is_not_kept(db: Database):
         return first, await cache.get("k", _counting_loader(calls))
 
     assert run(scenario()) == (1, 2)
+
+
+def test_values_older_than_two_lifetimes_are_reloaded_before_answering(db: Database, monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr("app.web.cache.time.monotonic", lambda: now[0])
+    calls: list[int] = []
+    loader = _counting_loader(calls)
+    cache = ContentCache(db, ttl=5)
+
+    async def scenario() -> list[int]:
+        seen = [await cache.get("k", loader)]
+        now[0] += 10.5  # past the stale allowance: this request waits for fresh content
+        seen.append(await cache.get("k", loader))
+        return seen
+
+    assert run(scenario()) == [1, 2]

@@ -1,0 +1,52 @@
+"""Account rules under concurrency and in edge cases, without HTTP."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+
+from app.accounts import service
+from app.accounts.errors import InvalidCredentials, InvalidInput, RateLimited
+from app.accounts.service import Policy
+from tests.conftest import PASSWORD
+
+
+def test_parallel_guesses_cannot_pass_the_account_limit(db, make_user):
+    make_user("ann")
+    policy = Policy(per_account=3, per_address=100)
+
+    def guess(n: int) -> str:
+        with db.session_scope(write=True) as session:
+            try:
+                service.log_in(session, "ann", f"wrong guess {n}", f"10.0.0.{n}", policy)
+            except InvalidCredentials:
+                session.commit()  # as the log-in page does: the failure is counted
+                return "checked"
+            except RateLimited:
+                return "limited"
+        return "ok"
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        outcomes = list(pool.map(guess, range(8)))
+    assert outcomes.count("checked") == 3 and outcomes.count("limited") == 5
+
+
+def test_a_name_taken_between_check_and_insert_gets_the_taken_message(db, make_user, monkeypatch):
+    make_user("ann")
+    monkeypatch.setattr(service, "_find_user", lambda session, name: None)
+    with pytest.raises(InvalidInput, match="taken"), db.session_scope(write=True) as session:
+        service.create_user(session, "ann", PASSWORD)
+
+
+def test_database_errors_do_not_carry_values(db, make_user):
+    make_user("ann")
+    with pytest.raises(IntegrityError) as caught, db.session_scope(write=True) as session:
+        session.execute(
+            text(
+                "INSERT INTO user_account (username, password_hash, role, created_at) "
+                "VALUES (:u, :h, 'learner', CURRENT_TIMESTAMP)"
+            ),
+            {"u": "ann", "h": "$argon2id$secret-hash-value"},
+        )
+    assert "secret-hash-value" not in str(caught.value)
