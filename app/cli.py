@@ -57,6 +57,9 @@ def serve(
         workers=workers,
         log_level=get_settings().log_level,
         proxy_headers=True,
+        # Rate limits count per client address: behind a proxy that is another host, its
+        # address must be trusted, or every visitor looks like the proxy.
+        forwarded_allow_ips=get_settings().trusted_proxies,
     )
 
 

@@ -216,3 +216,17 @@ def test_export_refuses_other_formats(run, seeded):
     assert result.exit_code == 2
     assert "Unknown export format 'xml'; only 'json' is supported." in said(result)
     assert result.stdout == ""
+
+
+def test_serve_trusts_only_the_configured_proxies(cli_env, monkeypatch):
+    import uvicorn
+
+    from app.config import get_settings
+
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: seen.update(kwargs))
+    monkeypatch.setenv("STUDYHALL_TRUSTED_PROXIES", "10.1.2.3")
+    get_settings.cache_clear()
+    result = CliRunner().invoke(cli, ["serve", "--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert seen["forwarded_allow_ips"] == "10.1.2.3" and seen["port"] == 8123
