@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from app.content.checks import check_bundle
 from app.content.errors import InvalidAnswer
 from app.content.linking import refresh_suggested_links
 from app.content.markdown import split_sections
@@ -33,6 +34,7 @@ from app.importers.schemas import (
 
 def load_bundle(session: Session, bundle: Bundle, report: Report, link_threshold: float) -> None:
     """Create or update everything in the bundle; the caller commits or rolls back."""
+    check_bundle(bundle, report)
     topics = _load_topics(session, bundle.topics, report)
     for qset in bundle.question_sets:
         _load_question_set(session, qset, topics, report)
@@ -101,7 +103,7 @@ def _load_question_set(
         report.count("question_sets_created")
     elif qset.source and data.source and qset.source != data.source:
         report.warn(1, f"updates the set {data.slug!r} that was imported from {qset.source}")
-    qset.title, qset.source, qset.imported_at = data.title, data.source, utcnow()
+    qset.title, qset.source, qset.imported_at = data.title, data.source[:300], utcnow()
     if data.topic is not None:
         qset.topic = _topic_ref(data.topic, topics, report, 1)
     existing = {question.key: question for question in qset.questions}
@@ -149,7 +151,7 @@ def _load_question(
         data.stem,
         data.explanation,
     )
-    question.kind, question.source, question.updated_at = data.kind, data.source, utcnow()
+    question.kind, question.source, question.updated_at = data.kind, data.source[:300], utcnow()
     _sync_choices(question, choices)
     if data.topic is not None:
         question.topic = _topic_ref(data.topic, topics, report, data.line)
@@ -189,7 +191,7 @@ def _load_note(session: Session, data: NoteData, topics: dict[str, Topic], repor
         data.title,
         data.author,
         data.markdown,
-        data.source,
+        data.source[:300],
     )
     if data.topic is not None:
         note.topic = _topic_ref(data.topic, topics, report, 1)
@@ -241,7 +243,8 @@ def _set_explicit_links(
 ) -> None:
     question = _find(session, "question", question_ref)
     assert isinstance(question, Question)
-    sections = [_find_section(session, target, line, report) for target in targets]
+    unique = list(dict.fromkeys(targets))
+    sections = [_find_section(session, target, line, report) for target in unique]
     links = session.scalars(
         select(QuestionNoteLink).where(QuestionNoteLink.question_id == question.id)
     ).all()

@@ -33,6 +33,8 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         raise ImportRefused(
             file, int(match.group(1)) if match else 1, f"invalid TOML: {exc}"
         ) from None
+    except RecursionError:
+        raise ImportRefused(file, 1, "the TOML is nested too deeply to read") from None
     if data.get("format") != FORMAT:
         raise ImportRefused(file, _line_of(text, "format"), f'format must be "{FORMAT}"')
     unknown = set(data) - {"format", "topics", *_KINDS}
@@ -62,6 +64,8 @@ def _topic(entry: Any, text: str, file: str) -> TopicData:
     line = _key_line(text, rf"^[ \t]*slug[ \t]*=[ \t]*([\"']){slug}\1", f'"{entry["slug"]}"')
     if not isinstance(entry.get("title"), str) or not entry["title"].strip():
         raise ImportRefused(file, line, f"topic {entry['slug']!r} needs a title")
+    if not isinstance(entry.get("parent", ""), str):
+        raise ImportRefused(file, line, f"topic {entry['slug']!r}: parent must be a topic slug")
     if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", entry["slug"]):
         raise ImportRefused(
             file, line, f"topic slug {entry['slug']!r} must be lower-case words joined by '-'"

@@ -85,6 +85,8 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ImportRefused(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ImportRefused(file, 1, "the JSON is nested too deeply to read") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise ImportRefused(file, 1, f'not a Studyhall export: "format" must be "{FORMAT}"')
     try:

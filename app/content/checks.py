@@ -1,0 +1,57 @@
+"""Checks a bundle must pass before anything of it is written: sizes that fit the columns,
+unique question keys, and answer keys that can be answered."""
+
+from app.content.markdown import split_sections
+from app.importers.errors import ImportRefused
+from app.importers.schemas import Bundle, QuestionData, Report
+
+SLUG, TITLE, KEY, HEADING, AUTHOR = 120, 200, 60, 300, 200
+
+
+def check_bundle(bundle: Bundle, report: Report) -> None:
+    """Refuse, naming file and line, what the database could not hold or a learner answer."""
+    for topic in bundle.topics:
+        _fits(report, topic.line, "topic slug", topic.slug, SLUG)
+        _fits(report, topic.line, "topic title", topic.title, TITLE)
+    for qset in bundle.question_sets:
+        _fits(report, 1, "question set slug (from its title)", qset.slug, SLUG)
+        _fits(report, 1, "question set title", qset.title, TITLE)
+        seen: dict[str, int] = {}
+        for question in qset.questions:
+            if question.key in seen:
+                raise ImportRefused(
+                    report.file, question.line or 1, f"question {question.key!r} appears twice"
+                )
+            seen[question.key] = question.line
+            _check_question(question, report)
+    for note in bundle.notes:
+        _fits(report, 1, "note slug (from its title)", note.slug, SLUG)
+        _fits(report, 1, "note title", note.title, TITLE)
+        _fits(report, 1, "note author", note.author, AUTHOR)
+        for section in split_sections(note.markdown).sections:
+            _fits(report, 1, "section heading", section.heading, HEADING)
+            _fits(report, 1, "section anchor", section.anchor, SLUG)
+
+
+def _check_question(question: QuestionData, report: Report) -> None:
+    line = question.line or 1
+    _fits(report, line, "question number", question.key, KEY)
+    right = sum(choice.correct for choice in question.choices)
+    if right == 0:
+        raise ImportRefused(report.file, line, f"question {question.key!r} has no correct choice")
+    if question.kind == "single" and right > 1:
+        raise ImportRefused(
+            report.file,
+            line,
+            f"question {question.key!r} takes one answer but marks {right} choices correct "
+            "(make it kind 'multi', or mark one)",
+        )
+    if question.notes is not None:
+        question.notes = list(dict.fromkeys(question.notes))
+
+
+def _fits(report: Report, line: int, what: str, value: str, limit: int) -> None:
+    if len(value) > limit:
+        raise ImportRefused(
+            report.file, line, f"the {what} is {len(value)} characters long; at most {limit} fit"
+        )

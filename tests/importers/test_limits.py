@@ -1,0 +1,92 @@
+"""Input the database could not hold, or a learner could not answer, is refused up front."""
+
+import json
+
+import pytest
+
+from app.importers.errors import ImportRefused
+from app.importers.service import import_document
+from tests.content.test_export import row_counts
+
+
+def _qa(title: str = "Set", number: str = "1", extra: str = "") -> bytes:
+    return (
+        f"{title} — Questions and Answers\n"
+        f"Question {number}: Which?\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n{extra}"
+    ).encode()
+
+
+def _export(**question: object) -> bytes:
+    base = {
+        "id": "s/1",
+        "set": "s",
+        "stem": "Which?",
+        "choices": [{"text": "a", "correct": True}, {"text": "b", "correct": False}],
+    }
+    return json.dumps(
+        {
+            "format": "studyhall.content/1",
+            "question_sets": [{"slug": "s", "title": "S"}],
+            "questions": [{**base, **question}],
+        },
+        indent=2,
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "message"),
+    [
+        (_qa(title="T" * 250), 1, "slug (from its title) is 250 characters long"),
+        (_qa(number="9" * 70), 2, "question number is 70 characters long"),
+        (
+            _export(choices=[{"text": "a", "correct": False}, {"text": "b", "correct": False}]),
+            11,
+            "no correct choice",
+        ),
+        (
+            _export(choices=[{"text": "a", "correct": True}, {"text": "b", "correct": True}]),
+            11,
+            "marks 2 choices correct",
+        ),
+        (b'{"a": ' + b"[" * 200_000, 1, "nested too deeply"),
+        (b'format = "studyhall.catalog/1"\n' + b"a = " + b"[" * 200_000, 1, "nested too deeply"),
+        (
+            b'format = "studyhall.catalog/1"\n[[topics]]\nslug = "a"\ntitle = "A"\nparent = ["b"]\n',
+            3,
+            "parent must be a topic slug",
+        ),
+    ],
+)
+def test_refused_with_file_line_and_reason(db, data, line, message):
+    before = row_counts(db)
+    with pytest.raises(ImportRefused) as refused:
+        import_document(db, data, "f.txt", 0.12)
+    assert refused.value.file == "f.txt" and message in refused.value.message
+    assert refused.value.line == line
+    assert row_counts(db) == before
+
+
+def test_a_repeated_question_id_in_an_export_is_refused(db):
+    doc = json.loads(_export())
+    doc["questions"].append(dict(doc["questions"][0]))
+    with pytest.raises(ImportRefused, match="appears twice"):
+        import_document(db, json.dumps(doc).encode(), "f.json", 0.12)
+
+
+def test_a_multi_question_may_mark_several(db):
+    data = _export(
+        kind="multi",
+        choices=[{"text": "a", "correct": True}, {"text": "b", "correct": True}],
+    )
+    assert import_document(db, data, "f.json", 0.12).counts["questions_created"] == 1
+
+
+def test_a_repeated_link_target_counts_once(seeded):
+    catalog = (
+        'format = "studyhall.catalog/1"\n'
+        '[questions."nca-inference-optimization-tensorrt-5/1"]\n'
+        'notes = ["tensorrt-note-2#working-with-mixed-precision", '
+        '"tensorrt-note-2#working-with-mixed-precision"]\n'
+    )
+    report = import_document(seeded, catalog.encode(), "c.toml", 0.12)
+    assert report.counts["explicit_links"] == 1
