@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, or_, select, text, update
+from sqlalchemy import delete, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -258,7 +258,8 @@ def set_role(session: Session, actor: Viewer | None, username: str, role: str) -
 
 
 def _admin_count(session: Session) -> int:
-    return session.scalar(select(func.count(User.id)).where(User.role == "admin")) or 0
+    # Lock the admin rows, so two admins demoting each other at once cannot both pass.
+    return len(session.scalars(select(User.id).where(User.role == "admin").with_for_update()).all())
 
 
 def create_api_token(session: Session, actor: Viewer, name: str) -> tuple[ApiToken, str]:

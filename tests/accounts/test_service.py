@@ -50,3 +50,26 @@ def test_database_errors_do_not_carry_values(db, make_user):
             {"u": "ann", "h": "$argon2id$secret-hash-value"},
         )
     assert "secret-hash-value" not in str(caught.value)
+
+
+def test_two_admins_demoting_each_other_at_once_leave_one_admin(db, make_user):
+    from sqlalchemy import func, select
+
+    from app.accounts.models import User
+
+    make_user("boss1", role="admin")
+    make_user("boss2", role="admin")
+
+    def demote(target: str) -> str:
+        try:
+            with db.session_scope(write=True) as session:
+                service.set_role(session, None, target, "learner")
+        except InvalidInput:
+            return "refused"
+        return "done"
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = sorted(pool.map(demote, ["boss1", "boss2"]))
+    assert outcomes == ["done", "refused"]
+    with db.session_scope() as session:
+        assert session.scalar(select(func.count()).where(User.role == "admin")) == 1
