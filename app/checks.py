@@ -2,13 +2,13 @@
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.config import Settings
-from app.db import Database
 
 
-def deployment_warnings(settings: Settings) -> list[str]:
+def deployment_warnings(settings: Settings, session: Session) -> list[str]:
     """List what is unsafe or unready in this setup; empty when all is well."""
     warnings = []
     if not settings.secure_cookies:
@@ -23,19 +23,15 @@ def deployment_warnings(settings: Settings) -> list[str]:
         )
     if settings.log_level.lower() == "debug":
         warnings.append("Debug logging is on (STUDYHALL_LOG_LEVEL=debug); it is verbose.")
-    warnings.extend(_database_warnings(settings.database_url))
+    warnings.extend(_database_warnings(settings.database_url, session))
     return warnings
 
 
-def _database_warnings(url: str) -> list[str]:
-    db = Database(url)
+def _database_warnings(url: str, session: Session) -> list[str]:
     try:
-        with db.session_scope() as session:
-            admins = session.scalar(select(func.count(User.id)).where(User.role == "admin"))
+        admins = session.scalar(select(func.count(User.id)).where(User.role == "admin"))
     except Exception as exc:  # any failure here is the finding itself
         return [f"The database cannot be used ({type(exc).__name__}). Run `studyhall migrate`?"]
-    finally:
-        db.dispose()
     warnings = []
     if not admins:
         warnings.append(

@@ -12,9 +12,9 @@ from rich.progress import Progress
 
 from app.accounts.cli import users
 from app.config import get_settings
+from app.content.bundle import Report
 from app.db import Database
 from app.importers.errors import ImportRefused
-from app.importers.schemas import Report
 from app.importers.service import FORMATS, import_document, seed_files
 
 cli = typer.Typer(
@@ -124,7 +124,13 @@ def check() -> None:
     """Warn about an unsafe or unready production setup; exit status 1 when there is any."""
     from app.checks import deployment_warnings
 
-    warnings = deployment_warnings(get_settings())
+    settings = get_settings()
+    db = _database()
+    try:
+        with db.session_scope() as session:
+            warnings = deployment_warnings(settings, session)
+    finally:
+        db.dispose()
     for warning in warnings:
         out.print(f"[yellow]warning[/] {escape(warning)}")
     if warnings:
@@ -154,7 +160,8 @@ def _import_files(db: Database, files: list[tuple[Path, str]], format: str | Non
             progress.update(task, description=f"Importing {escape(label)}")
             try:
                 data = _read(path, label, settings.max_upload_bytes)
-                report = import_document(db, data, label, settings.link_threshold, format)
+                with db.session_scope(write=True) as session:
+                    report = import_document(session, data, label, settings.link_threshold, format)
             except ImportRefused as exc:
                 refused += 1
                 err.print(

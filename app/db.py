@@ -18,6 +18,11 @@ NAMING_CONVENTION = {
 }
 
 
+def utcnow() -> datetime:
+    """Return the current time, timezone-aware in UTC (what every timestamp column holds)."""
+    return datetime.now(UTC)
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 

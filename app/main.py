@@ -7,23 +7,28 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
-from fastapi.staticfiles import StaticFiles
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.gzip import GZipMiddleware
 
 from app import __version__
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
+from app.accounts.dependencies import load_viewer
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
 from app.content import routes as content_routes
-from app.content.schemas import HealthOut
+from app.content.service import current_version
 from app.db import Database
 from app.importers import routes as importer_routes
+from app.progress import api as progress_api
+from app.progress import routes as progress_routes
 from app.web.cache import ContentCache
 from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
 from app.web.headers import HeadAsGet, SecurityHeaders
+from app.web.schemas import HealthOut
+from app.web.static import mount_static
 from app.web.templating import bind_routes
 
 log = logging.getLogger("studyhall")
@@ -53,17 +58,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.db = db
-    app.state.cache = ContentCache(db, settings.content_cache_seconds)
+    app.state.cache = ContentCache(db, settings.content_cache_seconds, current_version)
+    app.state.load_viewer = load_viewer  # error pages show who is logged in
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     install_error_handlers(app)
-    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    mount_static(app)
     app.include_router(content_routes.router)
     app.include_router(content_api.router)
     app.include_router(accounts_routes.router)
     app.include_router(accounts_api.router)
     app.include_router(importer_routes.router)
+    app.include_router(progress_routes.router)
+    app.include_router(progress_api.router)
     _add_plumbing_routes(app)
     bind_routes(app.router)
     return app
@@ -86,5 +95,5 @@ def _add_plumbing_routes(app: FastAPI) -> None:
 
 
 def _ping(db: Database) -> None:
-    with db.session_scope() as session:
+    with db.read_sessions() as session:
         session.execute(text("SELECT 1"))

@@ -3,6 +3,7 @@
 from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
 from app.content.models import (
     Choice,
+    ContentVersion,
     Note,
     NoteSection,
     Question,
@@ -21,6 +22,7 @@ __all__ = [
     "User",
     "UserSession",
     "Choice",
+    "ContentVersion",
     "Note",
     "NoteSection",
     "Question",

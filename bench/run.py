@@ -86,7 +86,8 @@ def prepare_database(folder: Path) -> str:
     db = Database(url)
     try:
         for path in seed_files(ROOT / "seed"):
-            import_document(db, path.read_bytes(), f"seed/{path.name}", threshold)
+            with db.session_scope(write=True) as session:
+                import_document(session, path.read_bytes(), f"seed/{path.name}", threshold)
     finally:
         db.dispose()
     return url

@@ -12,15 +12,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from app.config import PROJECT_ROOT, Settings, get_settings
+from app.config import Settings, get_settings
 from app.db import Database
-from app.importers.service import import_document, seed_files
 from app.main import create_app
 from app.migrate import upgrade
 from app.models import Base
+from tests.factories import PASSWORD, SEED_DIR, load_seed, log_in
 
 PG_URL = os.environ.get("STUDYHALL_TEST_DATABASE_URL")
-SEED_DIR = PROJECT_ROOT / "seed"
 
 
 def _admin_url(url: str) -> str:
@@ -86,11 +85,6 @@ def client(app) -> Iterator[TestClient]:  # type: ignore[no-untyped-def]
         yield test_client
 
 
-def load_seed(db: Database, threshold: float = 0.12) -> None:
-    for path in seed_files(SEED_DIR):
-        import_document(db, path.read_bytes(), f"seed/{path.name}", threshold)
-
-
 @pytest.fixture
 def seeded(db: Database) -> Database:
     """The database with the seed content loaded."""
@@ -108,9 +102,6 @@ def cli_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Set
     get_settings.cache_clear()
 
 
-PASSWORD = "correct horse battery staple"
-
-
 @pytest.fixture
 def make_user(db: Database):  # type: ignore[no-untyped-def]
     """Create a user directly in the database: make_user("ann", role="author")."""
@@ -121,14 +112,6 @@ def make_user(db: Database):  # type: ignore[no-untyped-def]
             return create_user(session, username, password, role)
 
     return make
-
-
-def log_in(client: TestClient, username: str, password: str = PASSWORD) -> None:
-    """Log the test client in through the real form."""
-    response = client.post(
-        "/login", data={"username": username, "password": password}, follow_redirects=False
-    )
-    assert response.status_code == 303, response.text
 
 
 @pytest.fixture
@@ -146,13 +129,3 @@ def user_client(app, make_user):  # type: ignore[no-untyped-def]
     yield make
     for client in clients:
         client.close()
-
-
-def assert_only_owner_sees(
-    owner: TestClient, stranger: TestClient, method: str, url: str, **kwargs: object
-) -> None:
-    """One line per route: another user gets the same 404 as for a missing object."""
-    response = stranger.request(method, url, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
-    assert response.status_code == 404, (method, url, response.status_code)
-    response = owner.request(method, url, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
-    assert response.status_code in (200, 201, 303), (method, url, response.status_code)

@@ -9,8 +9,7 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.config import get_settings
 from app.db import Database
-from tests.conftest import SEED_DIR
-from tests.content.test_export import exported, row_counts, snapshot
+from tests.factories import SEED_DIR, exported, row_counts, snapshot
 
 QA_SEED = SEED_DIR / "000_21c8a85df645b7bb.txt"
 NOTE_SEED = SEED_DIR / "004_7ac6168e0636c6eb.txt"

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 
 from app.accounts.dependencies import RequiredViewer
 from app.accounts.schemas import ViewerOut
-from app.content.schemas import ErrorOut
+from app.web.schemas import ErrorOut
 
 router = APIRouter(
     prefix="/api/v1",

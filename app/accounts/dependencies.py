@@ -11,8 +11,8 @@ from app.accounts import service
 from app.accounts.errors import NotAuthenticated, PermissionDenied
 from app.accounts.service import Policy, Viewer
 from app.config import Settings
-from app.content.errors import NotFound
 from app.db import Database
+from app.errors import NotFound
 from app.web.dependencies import WriteSessionDep
 
 T = TypeVar("T")
@@ -48,7 +48,11 @@ def _from_session(db: Database, token: str, rules: Policy) -> Viewer | None:
 
 def _from_token(db: Database, token: str) -> Viewer | None:
     with db.session_scope() as session:
-        return service.token_viewer(session, token)
+        viewer, stale = service.token_viewer(session, token)
+    if viewer is not None and stale:
+        with db.session_scope(write=True) as session:
+            service.touch_token(session, token)
+    return viewer
 
 
 async def load_viewer(request: Request) -> Viewer | None:

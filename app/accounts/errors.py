@@ -1,5 +1,7 @@
 """Errors the account services raise."""
 
+from urllib.parse import urlencode
+
 from app.errors import DomainError
 
 
@@ -17,13 +19,20 @@ class InvalidCredentials(AccountError):
 
 
 class InvalidInput(AccountError):
-    """Form input that breaks a rule; field names the input at fault."""
+    """Form input that breaks rules; `errors` maps each field at fault to its message."""
 
     status_code = 422
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, field: str, message: str, *, more: dict[str, str] | None = None) -> None:
+        self.errors = {field: message, **(more or {})}
+        super().__init__(" ".join(self.errors.values()))
         self.field = field
+
+    @classmethod
+    def of(cls, errors: dict[str, str]) -> "InvalidInput":
+        """Gather several fields' problems into one error, so a form shows them all at once."""
+        (field, message), *rest = errors.items()
+        return cls(field, message, more=dict(rest))
 
 
 class RateLimited(AccountError):
@@ -32,7 +41,10 @@ class RateLimited(AccountError):
     def __init__(self, retry_after_s: int) -> None:
         minutes = max(1, -(-retry_after_s // 60))
         unit = "minute" if minutes == 1 else "minutes"
-        super().__init__(f"Too many attempts. Please try again in {minutes} {unit}.")
+        super().__init__(
+            f"Too many attempts. Please try again in {minutes} {unit}.",
+            headers={"retry-after": str(retry_after_s)},
+        )
         self.retry_after_s = retry_after_s
 
 
@@ -42,7 +54,11 @@ class NotAuthenticated(AccountError):
     status_code = 401
 
     def __init__(self, message: str = "Please log in.", next_url: str = "/") -> None:
-        super().__init__(message)
+        super().__init__(
+            message,
+            headers={"www-authenticate": "Bearer"},
+            page_redirect=f"/login?{urlencode({'next': next_url})}",
+        )
         self.next_url = next_url
 
 

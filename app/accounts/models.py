@@ -5,8 +5,7 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.content.models import utcnow
-from app.db import Base, UTCDateTime
+from app.db import Base, UTCDateTime, utcnow
 
 ROLES = ("learner", "author", "admin")
 
@@ -20,10 +19,6 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     role: Mapped[str] = mapped_column(String(10), default="learner")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-
-    def may(self, *roles: str) -> bool:
-        """Tell whether the user has one of roles (admins may do everything)."""
-        return self.role == "admin" or self.role in roles
 
 
 class UserSession(Base):

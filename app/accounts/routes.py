@@ -1,9 +1,14 @@
-"""Account pages: sign up, log in, log out, the account page, and user admin."""
+"""Account pages: sign up, log in, log out, the account page, and user admin.
+
+Every form follows POST/redirect/GET; the write session commits when a route returns, before
+the response goes out, and a route that refuses input rolls back what it had begun.
+"""
 
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy.orm import Session
 
 from app.accounts import service
 from app.accounts.dependencies import (
@@ -16,7 +21,7 @@ from app.accounts.dependencies import (
     require_role,
 )
 from app.accounts.errors import AccountError, InvalidCredentials, InvalidInput, RateLimited
-from app.accounts.models import ROLES, ApiToken
+from app.accounts.models import ROLES, ApiToken, User
 from app.accounts.service import Viewer
 from app.config import Settings
 from app.web.dependencies import SessionDep, WriteSessionDep
@@ -24,7 +29,8 @@ from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 FormText = Annotated[str, Form()]
-OptionalText = Annotated[str, Form()]
+NEW_TOKEN_COOKIE = "studyhall_new_token"
+Admin = Annotated[Viewer, Depends(require_role("admin"))]
 
 
 def _settings(request: Request) -> Settings:
@@ -42,18 +48,21 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def _logged_in(request: Request, token: str, target: str) -> RedirectResponse:
-    response = RedirectResponse(target, status_code=303)
-    settings = _settings(request)
+def _cookie(request: Request, response: Response, name: str, value: str, **options: Any) -> None:
     response.set_cookie(
-        cookie_name(settings),
-        token,
-        max_age=settings.session_max_days * 86400,
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=settings.secure_cookies,
+        name, value, httponly=True, secure=_settings(request).secure_cookies, **options
     )
+
+
+def _start(request: Request, session: Session, user: User, target: str) -> RedirectResponse:
+    """Open a fresh session for user (ending the one this browser had) and go to target."""
+    old = request.cookies.get(cookie_name(_settings(request)))
+    if old:
+        service.end_session(session, old)
+    token = service.start_session(session, user, policy(_settings(request)))
+    response = RedirectResponse(target, status_code=303)
+    max_age = _settings(request).session_max_days * 86400
+    _cookie(request, response, cookie_name(_settings(request)), token, max_age=max_age, path="/")
     return response
 
 
@@ -73,11 +82,11 @@ def _with_done(target: str, done: str) -> str:
 def _form_page(
     request: Request, name: str, error: AccountError, values: dict[str, Any], **extra: Any
 ) -> HTMLResponse:
-    field = getattr(error, "field", None)
-    context = {"error": error.message, "error_field": field, "values": values, **extra}
+    """Show a form again with its values and every problem (field by field where known)."""
+    errors = error.errors if isinstance(error, InvalidInput) else {}
+    context = {"error": error.message, "errors": errors, "values": values, **extra}
     response = render(request, name, context, status_code=error.status_code)
-    if isinstance(error, RateLimited):
-        response.headers["retry-after"] = str(error.retry_after_s)
+    response.headers.update(error.headers)
     return response
 
 
@@ -85,7 +94,7 @@ def _form_page(
 def signup_page(request: Request, viewer: CurrentViewer, next: str = "/") -> HTMLResponse:
     """Show the sign-up form."""
     open_ = _settings(request).signup_open
-    context = {"values": {"next": safe_next(next)}, "signup_open": open_}
+    context = {"values": {"next": safe_next(next)}, "errors": {}, "signup_open": open_}
     return render(request, "accounts/signup.html", context, status_code=200 if open_ else 403)
 
 
@@ -95,24 +104,20 @@ def signup(
     session: WriteSessionDep,
     username: FormText = "",
     password: FormText = "",
-    next: OptionalText = "/",
+    next: FormText = "/",
 ) -> Response:
     """Create a learner account and log it in."""
     values = {"username": username[:64], "next": safe_next(next)}
+    rules = policy(_settings(request))
     try:
-        user = service.sign_up(
-            session, username, password, _client(request), policy(_settings(request))
-        )
-        token = service.start_session(session, user, policy(_settings(request)))
+        user = service.sign_up(session, username, password, _client(request), rules)
     except AccountError as exc:
         session.rollback()
         if isinstance(exc, InvalidInput):  # a refused attempt still counts against the limit
             service.count_signup_attempt(session, _client(request))
-            session.commit()
         open_ = _settings(request).signup_open
         return _form_page(request, "accounts/signup.html", exc, values, signup_open=open_)
-    session.commit()
-    return _logged_in(request, token, _with_done(values["next"], "signed-up"))
+    return _start(request, session, user, _with_done(values["next"], "signed-up"))
 
 
 @router.get("/login", name="login")
@@ -120,7 +125,8 @@ def login_page(request: Request, viewer: CurrentViewer, next: str = "/") -> Resp
     """Show the log-in form (or go on when already logged in)."""
     if viewer is not None:
         return RedirectResponse(safe_next(next), status_code=303)
-    return render(request, "accounts/login.html", {"values": {"next": safe_next(next)}})
+    context = {"values": {"next": safe_next(next)}, "errors": {}}
+    return render(request, "accounts/login.html", context)
 
 
 @router.post("/login", name="login_post")
@@ -129,43 +135,31 @@ def login(
     session: WriteSessionDep,
     username: FormText = "",
     password: FormText = "",
-    next: OptionalText = "/",
+    next: FormText = "/",
 ) -> Response:
     """Check the credentials and start a fresh session."""
     values = {"username": username[:64], "next": safe_next(next)}
-    rules = policy(_settings(request))
     try:
-        user = service.log_in(session, username, password, _client(request), rules)
-    except InvalidCredentials as exc:
-        session.commit()  # keep the counted failure
+        user = service.log_in(
+            session, username, password, _client(request), policy(_settings(request))
+        )
+    except (InvalidCredentials, RateLimited) as exc:
+        if isinstance(exc, RateLimited):
+            session.rollback()  # a counted failure (InvalidCredentials) is kept
         return _form_page(request, "accounts/login.html", exc, values)
-    except RateLimited as exc:
-        session.rollback()
-        return _form_page(request, "accounts/login.html", exc, values)
-    old = request.cookies.get(cookie_name(_settings(request)))
-    if old:
-        service.end_session(session, old)
-    token = service.start_session(session, user, rules)
-    session.commit()
-    return _logged_in(request, token, values["next"])
+    return _start(request, session, user, values["next"])
 
 
 @router.post("/logout", name="logout")
 def logout(request: Request, session: WriteSessionDep) -> Response:
     """End this session."""
-    name = cookie_name(_settings(request))
-    if token := request.cookies.get(name):
+    if token := request.cookies.get(cookie_name(_settings(request))):
         service.end_session(session, token)
-        session.commit()
     return _logged_out(request, "/?done=logged-out")
 
 
 def _account_page(
-    request: Request,
-    session: Any,
-    viewer: Viewer,
-    status_code: int = 200,
-    **extra: Any,
+    request: Request, session: Session, viewer: Viewer, status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
     tokens = service.list_api_tokens(session, viewer)
     return render(
@@ -174,7 +168,7 @@ def _account_page(
 
 
 def _account_error(
-    request: Request, session: Any, viewer: Viewer, exc: AccountError, form: str, field: str
+    request: Request, session: Session, viewer: Viewer, exc: AccountError, form: str, field: str
 ) -> HTMLResponse:
     """Roll back and show the account page with the error beside the form's field."""
     session.rollback()
@@ -185,8 +179,17 @@ def _account_error(
 
 @router.get("/account", name="account")
 def account(request: Request, viewer: RequiredViewer, session: SessionDep) -> HTMLResponse:
-    """Show the account page: password, API tokens, deleting the account."""
-    return _account_page(request, session, viewer)
+    """Show the account page: password, API tokens, deleting the account.
+
+    A token created a moment ago comes in a short-lived cookie and is shown this once.
+    """
+    new = service.fresh_api_token(session, viewer, request.cookies.get(NEW_TOKEN_COOKIE, ""))
+    extra: dict[str, Any] = {"new_token": new[1], "new_token_name": new[0].name} if new else {}
+    response = _account_page(request, session, viewer, **extra)
+    if NEW_TOKEN_COOKIE in request.cookies:
+        response.delete_cookie(NEW_TOKEN_COOKIE, path="/account", httponly=True)
+    response.headers["cache-control"] = "no-store"
+    return response
 
 
 @router.post("/account/password", name="change_password")
@@ -199,15 +202,12 @@ def change_password(
 ) -> Response:
     """Change the password and log out every other session."""
     try:
-        token = service.change_password(
-            session, viewer, current_password, new_password, policy(_settings(request))
-        )
+        user = service.change_password(session, viewer, current_password, new_password)
     except AccountError as exc:
         field = getattr(exc, "field", None) or ""
         field = "new_password" if field == "password" else field
         return _account_error(request, session, viewer, exc, "password", field)
-    session.commit()
-    return _logged_in(request, token, "/account?done=password-changed")
+    return _start(request, session, user, "/account?done=password-changed")
 
 
 @router.post("/account/delete", name="delete_account")
@@ -222,21 +222,23 @@ def delete_account(
         service.delete_account(session, viewer, delete_password)
     except AccountError as exc:
         return _account_error(request, session, viewer, exc, "delete", "delete_password")
-    session.commit()
     return _logged_out(request, "/?done=account-deleted")
 
 
 @router.post("/account/tokens", name="create_token")
 def create_token(
     request: Request, viewer: RequiredViewer, session: WriteSessionDep, name: FormText = ""
-) -> HTMLResponse:
-    """Create a personal API token and show it this once."""
+) -> Response:
+    """Create a personal API token, then show it once on the account page."""
     try:
         row, token = service.create_api_token(session, viewer, name)
     except AccountError as exc:
         return _account_error(request, session, viewer, exc, "token", "name")
-    session.commit()
-    return _account_page(request, session, viewer, 201, new_token=token, new_token_name=row.name)
+    response = RedirectResponse("/account?done=token-created", status_code=303)
+    _cookie(
+        request, response, NEW_TOKEN_COOKIE, token, max_age=120, path="/account", samesite="strict"
+    )
+    return response
 
 
 @router.post("/account/tokens/{item_id}/revoke", name="revoke_token")
@@ -245,16 +247,11 @@ def revoke_token(
 ) -> Response:
     """Revoke one of my API tokens."""
     service.revoke_api_token(session, token)
-    session.commit()
     return RedirectResponse("/account?done=token-revoked", status_code=303)
 
 
 @router.get("/admin/users", name="admin_users")
-def admin_users(
-    request: Request,
-    session: SessionDep,
-    viewer: Annotated[Viewer, Depends(require_role("admin"))],
-) -> HTMLResponse:
+def admin_users(request: Request, session: SessionDep, viewer: Admin) -> HTMLResponse:
     """List every account with its role (admins only)."""
     users = service.list_users(session)
     return render(request, "accounts/admin_users.html", {"users": users, "roles": ROLES})
@@ -262,11 +259,7 @@ def admin_users(
 
 @router.post("/admin/users/{username}/role", name="set_role")
 def set_role(
-    request: Request,
-    username: str,
-    session: WriteSessionDep,
-    viewer: Annotated[Viewer, Depends(require_role("admin"))],
-    role: FormText = "",
+    request: Request, username: str, session: WriteSessionDep, viewer: Admin, role: FormText = ""
 ) -> Response:
     """Change someone's role (admins only)."""
     try:
@@ -276,5 +269,4 @@ def set_role(
         users = service.list_users(session)
         context = {"users": users, "roles": ROLES, "error": exc.message}
         return render(request, "accounts/admin_users.html", context, status_code=exc.status_code)
-    session.commit()
     return RedirectResponse("/admin/users?done=role-changed", status_code=303)

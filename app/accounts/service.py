@@ -23,13 +23,13 @@ from app.accounts.errors import (
 )
 from app.accounts.models import ROLES, ApiToken, RateLimitEvent, User, UserSession
 from app.accounts.passwords import check_new_password, hash_password, needs_rehash, verify_password
-from app.content.models import utcnow
+from app.db import utcnow
 
 USERNAME = re.compile(r"^[a-z0-9][a-z0-9._-]{2,31}$")
 TOKEN_PREFIX = "shpat_"
-SEEN_REFRESH = timedelta(
-    minutes=5
-)  # bump last_seen_at at most this often (avoids a write per page)
+# Visits are written at most once a minute per session or token, in a short transaction of
+# their own: a write on every page would queue every reader behind SQLite's write lock.
+SEEN_REFRESH = timedelta(minutes=1)
 
 
 @dataclass(frozen=True)
@@ -81,13 +81,8 @@ def _find_user(session: Session, username: str) -> User | None:
 
 
 def create_user(session: Session, username: str, password: str, role: str = "learner") -> User:
-    """Create an account after checking the username, password and role."""
-    name = normalize_username(username)
-    if role not in ROLES:
-        raise InvalidInput("role", f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
-    check_new_password(password, name)
-    if _find_user(session, name) is not None:
-        raise InvalidInput("username", "That username is taken; choose another.")
+    """Create an account after checking the username, password and role (every problem)."""
+    name = _check_new_account(session, username, password, role)
     user = User(username=name, password_hash=hash_password(password), role=role)
     try:
         with session.begin_nested():  # a twin request may have taken the name meanwhile
@@ -96,6 +91,31 @@ def create_user(session: Session, username: str, password: str, role: str = "lea
     except IntegrityError:
         raise InvalidInput("username", "That username is taken; choose another.") from None
     return user
+
+
+def _check_new_account(session: Session, username: str, password: str, role: str) -> str:
+    """Return the normalised username, or refuse with every field's problem at once."""
+    errors: dict[str, str] = {}
+    name = username.strip().lower()
+    for check in (
+        lambda: normalize_username(username),
+        lambda: check_new_password(password, name),
+        lambda: _known_role(role),
+    ):
+        try:
+            check()
+        except InvalidInput as exc:
+            errors.update(exc.errors)
+    if "username" not in errors and _find_user(session, name) is not None:
+        errors["username"] = "That username is taken; choose another."
+    if errors:
+        raise InvalidInput.of(errors)
+    return name
+
+
+def _known_role(role: str) -> None:
+    if role not in ROLES:
+        raise InvalidInput("role", f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
 
 
 def sign_up(session: Session, username: str, password: str, address: str, policy: Policy) -> User:
@@ -217,15 +237,15 @@ def get_user(session: Session, user_id: int) -> User:
     return user
 
 
-def change_password(session: Session, actor: Viewer, current: str, new: str, policy: Policy) -> str:
-    """Replace the password, end every session of the user and return a fresh one's token."""
+def change_password(session: Session, actor: Viewer, current: str, new: str) -> User:
+    """Replace the password and end every session of the user (the caller opens a new one)."""
     user = get_user(session, actor.id)
     if not verify_password(user.password_hash, current):
         raise InvalidInput("current_password", "Your current password is not right.")
     check_new_password(new, user.username)
     user.password_hash = hash_password(new)
     session.execute(delete(UserSession).where(UserSession.user_id == user.id))
-    return start_session(session, user, policy)
+    return user
 
 
 def delete_account(session: Session, actor: Viewer, password: str) -> None:
@@ -246,8 +266,7 @@ def set_role(session: Session, actor: Viewer | None, username: str, role: str) -
     """Change a user's role; only admins may (actor None is the server's own command line)."""
     if actor is not None and not actor.may("admin"):
         raise PermissionDenied()
-    if role not in ROLES:
-        raise InvalidInput("role", f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
+    _known_role(role)
     user = _find_user(session, username)
     if user is None:
         raise UserNotFound(username)
@@ -274,6 +293,20 @@ def create_api_token(session: Session, actor: Viewer, name: str) -> tuple[ApiTok
     return row, token
 
 
+def fresh_api_token(session: Session, actor: Viewer, token: str) -> tuple[ApiToken, str] | None:
+    """Return the actor's live token matching token (just created, to show it once), or None."""
+    if not token.startswith(TOKEN_PREFIX):
+        return None
+    row = session.scalars(
+        select(ApiToken).where(
+            ApiToken.token_hash == hash_token(token),
+            ApiToken.user_id == actor.id,
+            ApiToken.revoked_at.is_(None),
+        )
+    ).first()
+    return (row, token) if row is not None else None
+
+
 def list_api_tokens(session: Session, actor: Viewer) -> list[ApiToken]:
     """List the user's tokens, newest first."""
     return list(
@@ -289,11 +322,23 @@ def revoke_api_token(session: Session, token: ApiToken) -> None:
         token.revoked_at = utcnow()
 
 
-def token_viewer(session: Session, token: str) -> Viewer | None:
-    """Return the owner of a live API token, or None."""
+def token_viewer(session: Session, token: str) -> tuple[Viewer | None, bool]:
+    """Return the owner of a live API token (or None) and whether to record its use."""
     row = session.execute(
-        select(ApiToken, User)
+        select(ApiToken.last_used_at, User)
         .join(User, ApiToken.user_id == User.id)
         .where(ApiToken.token_hash == hash_token(token), ApiToken.revoked_at.is_(None))
     ).first()
-    return viewer(row[1]) if row else None
+    if row is None:
+        return None, False
+    last_used, user = row
+    return viewer(user), last_used is None or last_used <= utcnow() - SEEN_REFRESH
+
+
+def touch_token(session: Session, token: str) -> None:
+    """Record that a token was used (shown on the account page)."""
+    session.execute(
+        update(ApiToken)
+        .where(ApiToken.token_hash == hash_token(token))
+        .values(last_used_at=utcnow())
+    )

@@ -1,47 +1,44 @@
 """Checks a bundle must pass before anything of it is written: sizes that fit the columns,
 unique question keys, and answer keys that can be answered."""
 
+from app.content.bundle import Bundle, QuestionData
+from app.content.errors import InvalidContent
 from app.content.markdown import split_sections
-from app.importers.errors import ImportRefused
-from app.importers.schemas import Bundle, QuestionData, Report
 
 SLUG, TITLE, KEY, HEADING, AUTHOR = 120, 200, 60, 300, 200
 
 
-def check_bundle(bundle: Bundle, report: Report) -> None:
+def check_bundle(bundle: Bundle) -> None:
     """Refuse, naming file and line, what the database could not hold or a learner answer."""
     for topic in bundle.topics:
-        _fits(report, topic.line, "topic slug", topic.slug, SLUG)
-        _fits(report, topic.line, "topic title", topic.title, TITLE)
+        _fits(topic.line, "topic slug", topic.slug, SLUG)
+        _fits(topic.line, "topic title", topic.title, TITLE)
     for qset in bundle.question_sets:
-        _fits(report, 1, "question set slug (from its title)", qset.slug, SLUG)
-        _fits(report, 1, "question set title", qset.title, TITLE)
+        _fits(1, "question set slug (from its title)", qset.slug, SLUG)
+        _fits(1, "question set title", qset.title, TITLE)
         seen: dict[str, int] = {}
         for question in qset.questions:
             if question.key in seen:
-                raise ImportRefused(
-                    report.file, question.line or 1, f"question {question.key!r} appears twice"
-                )
+                raise InvalidContent(question.line or 1, f"question {question.key!r} appears twice")
             seen[question.key] = question.line
-            _check_question(question, report)
+            _check_question(question)
     for note in bundle.notes:
-        _fits(report, 1, "note slug (from its title)", note.slug, SLUG)
-        _fits(report, 1, "note title", note.title, TITLE)
-        _fits(report, 1, "note author", note.author, AUTHOR)
+        _fits(1, "note slug (from its title)", note.slug, SLUG)
+        _fits(1, "note title", note.title, TITLE)
+        _fits(1, "note author", note.author, AUTHOR)
         for section in split_sections(note.markdown).sections:
-            _fits(report, 1, "section heading", section.heading, HEADING)
-            _fits(report, 1, "section anchor", section.anchor, SLUG)
+            _fits(1, "section heading", section.heading, HEADING)
+            _fits(1, "section anchor", section.anchor, SLUG)
 
 
-def _check_question(question: QuestionData, report: Report) -> None:
+def _check_question(question: QuestionData) -> None:
     line = question.line or 1
-    _fits(report, line, "question number", question.key, KEY)
+    _fits(line, "question number", question.key, KEY)
     right = sum(choice.correct for choice in question.choices)
     if right == 0:
-        raise ImportRefused(report.file, line, f"question {question.key!r} has no correct choice")
+        raise InvalidContent(line, f"question {question.key!r} has no correct choice")
     if question.kind == "single" and right > 1:
-        raise ImportRefused(
-            report.file,
+        raise InvalidContent(
             line,
             f"question {question.key!r} takes one answer but marks {right} choices correct "
             "(make it kind 'multi', or mark one)",
@@ -50,8 +47,8 @@ def _check_question(question: QuestionData, report: Report) -> None:
         question.notes = list(dict.fromkeys(question.notes))
 
 
-def _fits(report: Report, line: int, what: str, value: str, limit: int) -> None:
+def _fits(line: int, what: str, value: str, limit: int) -> None:
     if len(value) > limit:
-        raise ImportRefused(
-            report.file, line, f"the {what} is {len(value)} characters long; at most {limit} fit"
+        raise InvalidContent(
+            line, f"the {what} is {len(value)} characters long; at most {limit} fit"
         )

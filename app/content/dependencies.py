@@ -3,14 +3,18 @@
 from functools import partial
 from typing import Annotated
 
-from fastapi import Depends, Path
+from fastapi import Depends, Path, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from app.content import queries
-from app.content.views import NoteView, QuestionView
+from app.content.read_models import Grade, NoteView, QuestionView
+from app.content.service import grade
+from app.db import Database
 from app.web.dependencies import CacheDep
 
 QuestionId = Annotated[int, Path(ge=1, le=2_147_483_647, description="Question id")]
 Slug = Annotated[str, Path(min_length=1, max_length=120, pattern=r"^[a-z0-9-]+$")]
+ChoiceIds = Annotated[list[int] | None, Query(max_length=26, description="Chosen choice ids")]
 
 
 async def get_question(question_id: QuestionId, cache: CacheDep) -> QuestionView:
@@ -25,5 +29,24 @@ async def get_note(slug: Slug, cache: CacheDep) -> NoteView:
     return await cache.get(("note", slug), partial(queries.note, slug=slug))
 
 
+def _grade(db: Database, question_id: int, choice_ids: list[int]) -> Grade:
+    with db.read_sessions() as session:
+        return grade(session, question_id, choice_ids)
+
+
+async def get_shown_grade(
+    request: Request, question_id: QuestionId, choice: ChoiceIds = None
+) -> Grade | None:
+    """Grade the choices named in the address (the page a checked answer redirects to).
+
+    Reading only: the answer was recorded by the POST that redirected here, so a reload
+    shows the same result without counting it again.
+    """
+    if not choice:
+        return None
+    return await run_in_threadpool(_grade, request.app.state.db, question_id, choice)
+
+
 QuestionDep = Annotated[QuestionView, Depends(get_question)]
 NoteDep = Annotated[NoteView, Depends(get_note)]
+ShownGradeDep = Annotated[Grade | None, Depends(get_shown_grade)]

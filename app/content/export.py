@@ -6,7 +6,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
-from app.importers.export_json import FORMAT
+
+FORMAT = "studyhall.content/1"
 
 
 def export_content(session: Session) -> dict[str, Any]:

@@ -1,19 +1,34 @@
 """Markdown rendering (never trusting HTML in content) and splitting notes into sections."""
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import nh3
 from markdown_it import MarkdownIt
 
-from app.importers.text import slugify, unique_slug
-
 _HEADING = re.compile(r"^(#{1,2})\s+(.+?)(?:\s+#+)?\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 # Raw HTML is off in the parser; nh3 then guards against anything the renderer lets through.
 _md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
 _ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
+
+
+def slugify(text: str) -> str:
+    """Turn a title into a URL slug: lower-case ASCII words joined by hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "untitled"
+
+
+def unique_slug(base: str, taken: set[str]) -> str:
+    """Return base, or base-2, base-3 ... whichever is not taken yet, and take it."""
+    slug, n = base, 1
+    while slug in taken:
+        n += 1
+        slug = f"{base}-{n}"
+    taken.add(slug)
+    return slug
 
 
 @lru_cache(maxsize=4096)

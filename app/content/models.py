@@ -1,6 +1,6 @@
 """Content tables: topics, question sets, questions, choices, notes and their links."""
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Optional
 
 from sqlalchemy import (
@@ -14,11 +14,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from app.db import Base, UTCDateTime
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
+from app.db import Base, UTCDateTime, utcnow
 
 
 class Topic(Base):
@@ -165,3 +161,12 @@ class QuestionNoteLink(Base):
 
     question: Mapped[Question] = relationship(back_populates="links", lazy="raise")
     section: Mapped[NoteSection] = relationship(back_populates="links", lazy="raise")
+
+
+class ContentVersion(Base):
+    """A counter every content write bumps, so each worker can tell when its cache is stale."""
+
+    __tablename__ = "content_version"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, default=0)

@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 from app.content.errors import NotFound
 from app.content.markdown import render, render_inline, split_sections
 from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
-from app.content.views import (
+from app.content.read_models import (
     ChoiceView,
     HomeView,
     LinkedQuestion,
@@ -24,6 +24,7 @@ from app.content.views import (
     TopicSummary,
     TopicView,
 )
+from app.content.service import is_fixed_choice
 
 
 class _Tree:
@@ -65,6 +66,11 @@ class _Tree:
 
 def _ref(topic: Topic | None) -> TopicRef | None:
     return TopicRef(topic.slug, topic.title) if topic is not None else None
+
+
+def _web_url(source: str) -> str | None:
+    """Show where content came from only when that is a web address, never a server path."""
+    return source if source.startswith(("https://", "http://")) else None
 
 
 def _question_summaries(session: Session, *where) -> tuple[QuestionSummary, ...]:
@@ -146,7 +152,7 @@ def question_set(session: Session, slug: str) -> SetView:
     first = questions[0].id if questions else None
     return SetView(
         set=SetSummary(qset.slug, qset.title, len(questions), first),
-        source=qset.source,
+        source_url=_web_url(qset.source),
         topic=_ref(qset.topic),
         questions=questions,
     )
@@ -188,7 +194,7 @@ def note(session: Session, slug: str) -> NoteView:
         slug=found.slug,
         title=found.title,
         author=found.author,
-        source=found.source,
+        source_url=_web_url(found.source),
         topic=_ref(found.topic),
         intro_html=render(intro) if intro else "",
         markdown=found.body_md,
@@ -229,7 +235,7 @@ def question(session: Session, question_id: int) -> QuestionView:
         explanation_md=found.explanation_md,
         explanation_html=render(found.explanation_md) if found.explanation_md else "",
         choices=tuple(
-            ChoiceView(c.id, c.position, render_inline(c.text_md), c.is_correct)
+            ChoiceView(c.id, c.position, render_inline(c.text_md), is_fixed_choice(c.text_md))
             for c in found.choices
         ),
         links=_note_links(session, found.id),

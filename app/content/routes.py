@@ -1,22 +1,22 @@
 """Content pages: home, topics, notes, question sets and practice questions."""
 
+import secrets
 from functools import partial
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
-from starlette.concurrency import run_in_threadpool
 
 from app.accounts.dependencies import CurrentViewer, load_viewer
+from app.accounts.service import Viewer
 from app.content import queries
-from app.content.dependencies import NoteDep, QuestionDep, Slug
-from app.content.errors import InvalidAnswer
-from app.content.service import check_answer
-from app.content.views import QuestionView
-from app.progress.service import save_answer
+from app.content.dependencies import NoteDep, QuestionDep, ShownGradeDep, Slug
+from app.content.read_models import Grade, QuestionView
+from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
-from app.web.templating import is_htmx, render
+from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
+GUEST_COOKIE = "studyhall_guest"
 
 
 @router.get("/", name="home")
@@ -47,36 +47,43 @@ async def note(request: Request, view: NoteDep) -> HTMLResponse:
 
 
 @router.get("/questions/{question_id}", name="question")
-async def question(request: Request, view: QuestionDep) -> HTMLResponse:
-    """Show a practice question, ready to answer."""
-    return render(request, "content/question.html", {"view": view, "result": None})
-
-
-@router.post("/questions/{question_id}", name="answer_question")
-async def answer_question(
-    request: Request, view: QuestionDep, viewer: CurrentViewer
+async def question(
+    request: Request, view: QuestionDep, viewer: CurrentViewer, grade: ShownGradeDep
 ) -> HTMLResponse:
-    """Grade a practice answer, keep it for a logged-in learner, show the explanation."""
-    form = await request.form()
-    block = "practice" if is_htmx(request) else None
-    try:
-        choice_ids = [int(str(value)) for value in form.getlist("choice")]
-        result = check_answer(view, choice_ids)
-    except (ValueError, InvalidAnswer) as exc:
-        message = exc.message if isinstance(exc, InvalidAnswer) else "That answer was not valid."
-        return _practice(request, view, None, message, 422, block)
-    if viewer is not None:
-        await run_in_threadpool(save_answer, request.app.state.db, viewer.id, result)
-    return _practice(request, view, result, None, 200, block)
+    """Show a practice question, ready to answer, or graded when choices are in the address."""
+    return practice_page(request, view, viewer, grade)
 
 
-def _practice(
+def practice_page(
     request: Request,
     view: QuestionView,
-    result: object,
-    error: str | None,
-    status_code: int,
-    block: str | None,
+    viewer: Viewer | None,
+    grade: Grade | None,
+    *,
+    error: str | None = None,
+    status_code: int = 200,
+    block: str | None = None,
 ) -> HTMLResponse:
-    context = {"view": view, "result": result, "error": error}
-    return render(request, "content/question.html", context, status_code=status_code, block=block)
+    """Render a practice question with its choices in this person's order (or one block)."""
+    guest = None if viewer else request.cookies.get(GUEST_COOKIE) or secrets.token_urlsafe(12)
+    seed = f"user:{viewer.id}" if viewer else f"guest:{guest}"
+    context = {
+        "view": view,
+        "choices": shuffle_choices(view.choices, f"{seed}:{view.id}"),
+        "result": grade,
+        "error": error,
+    }
+    response = render(
+        request, "content/question.html", context, status_code=status_code, block=block
+    )
+    if guest is not None and GUEST_COOKIE not in request.cookies:
+        # Not a secret: it only keeps a guest's choice order the same across reloads.
+        response.set_cookie(
+            GUEST_COOKIE,
+            guest,
+            max_age=365 * 86400,
+            httponly=True,
+            samesite="lax",
+            secure=request.app.state.settings.secure_cookies,
+        )
+    return response

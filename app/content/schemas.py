@@ -1,9 +1,32 @@
-"""JSON shapes of the content API."""
+"""JSON shapes of the content API, read straight from the read models (one mapping, here)."""
 
-from pydantic import BaseModel, Field
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 
-class TopicOut(BaseModel):
+class _Out(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+def _lifted(data: Any, key: str) -> Any:
+    """Merge a nested read model's fields (a view's `topic` or `set`) into the outer shape."""
+    if is_dataclass(data) and not isinstance(data, type):
+        return {**_fields(data), **_fields(getattr(data, key))}
+    return data
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+class TopicRefOut(_Out):
+    slug: str
+    title: str
+
+
+class TopicOut(_Out):
     slug: str
     title: str
     question_count: int = Field(description="Questions in this topic and its subtopics")
@@ -11,26 +34,21 @@ class TopicOut(BaseModel):
     children: list["TopicOut"] = []
 
 
-class TopicRefOut(BaseModel):
-    slug: str
-    title: str
-
-
-class QuestionSetOut(BaseModel):
+class QuestionSetOut(_Out):
     slug: str
     title: str
     question_count: int
 
 
-class QuestionSummaryOut(BaseModel):
+class QuestionSummaryOut(_Out):
     id: int
-    set: str
+    set: str = Field(validation_alias=AliasChoices("set", "set_slug"))
     key: str
     stem_html: str
     topic: TopicRefOut | None
 
 
-class QuestionPage(BaseModel):
+class QuestionPage(_Out):
     total: int
     limit: int
     offset: int
@@ -38,25 +56,42 @@ class QuestionPage(BaseModel):
 
 
 class QuestionSetDetail(QuestionSetOut):
-    source: str
+    source_url: str | None = Field(description="Where the set comes from, when it is on the web")
     topic: TopicRefOut | None
     questions: list[QuestionSummaryOut]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lift(cls, data: Any) -> Any:
+        return _lifted(data, "set")
+
+
+class NoteOut(_Out):
+    slug: str
+    title: str
+    author: str
+    topic: TopicRefOut | None
 
 
 class TopicDetail(TopicOut):
     ancestors: list[TopicRefOut]
-    notes: list["NoteOut"]
+    notes: list[NoteOut]
     questions: list[QuestionSummaryOut]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _lift(cls, data: Any) -> Any:
+        return _lifted(data, "topic")
 
-class ChoiceOut(BaseModel):
+
+class ChoiceOut(_Out):
     id: int
     position: int
     html: str
 
 
-class NoteLinkOut(BaseModel):
-    note: str
+class NoteLinkOut(_Out):
+    note: str = Field(validation_alias=AliasChoices("note", "note_slug"))
     note_title: str
     anchor: str
     heading: str
@@ -66,7 +101,7 @@ class NoteLinkOut(BaseModel):
     score: float
 
 
-class QuestionOut(BaseModel):
+class QuestionOut(_Out):
     """A question as a learner sees it before answering: no correctness, no explanation."""
 
     id: int
@@ -75,7 +110,9 @@ class QuestionOut(BaseModel):
     kind: str
     position: int
     total: int
-    stem: str = Field(description="Markdown source of the stem")
+    stem: str = Field(
+        validation_alias=AliasChoices("stem", "stem_md"), description="Markdown source of the stem"
+    )
     stem_html: str
     choices: list[ChoiceOut]
 
@@ -93,31 +130,22 @@ class CheckOut(BaseModel):
     notes: list[NoteLinkOut]
 
 
-class NoteOut(BaseModel):
-    slug: str
-    title: str
-    author: str
-    topic: TopicRefOut | None
-
-
-class SectionOut(BaseModel):
+class SectionOut(_Out):
     anchor: str
     heading: str
     level: int
     html: str
     question_ids: list[int]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _ids(cls, data: Any) -> Any:
+        if is_dataclass(data) and not isinstance(data, type):
+            return {**_fields(data), "question_ids": [q.id for q in vars(data)["questions"]]}
+        return data
+
 
 class NoteDetail(NoteOut):
-    source: str
+    source_url: str | None = Field(description="Where the note comes from, when it is on the web")
     markdown: str
     sections: list[SectionOut]
-
-
-class ErrorOut(BaseModel):
-    detail: str
-
-
-class HealthOut(BaseModel):
-    status: str
-    database: str

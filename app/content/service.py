@@ -1,27 +1,13 @@
 """Load content bundles into the database (idempotently) and export them again."""
 
+import random
+import re
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, selectinload
 
-from app.content.checks import check_bundle
-from app.content.errors import InvalidAnswer
-from app.content.linking import refresh_suggested_links
-from app.content.markdown import split_sections
-from app.content.models import (
-    Choice,
-    Note,
-    NoteSection,
-    Question,
-    QuestionNoteLink,
-    QuestionSet,
-    Topic,
-    utcnow,
-)
-from app.content.views import CheckResult, QuestionView
-from app.importers.errors import ImportRefused
-from app.importers.schemas import (
+from app.content.bundle import (
     Bundle,
     NoteData,
     Placement,
@@ -30,11 +16,28 @@ from app.importers.schemas import (
     Report,
     TopicData,
 )
+from app.content.checks import check_bundle
+from app.content.errors import InvalidAnswer, InvalidContent, NotFound
+from app.content.linking import refresh_suggested_links
+from app.content.markdown import split_sections
+from app.content.models import (
+    Choice,
+    ContentVersion,
+    Note,
+    NoteSection,
+    Question,
+    QuestionNoteLink,
+    QuestionSet,
+    Topic,
+    utcnow,
+)
+from app.content.read_models import ChoiceView, Grade
 
 
 def load_bundle(session: Session, bundle: Bundle, report: Report, link_threshold: float) -> None:
     """Create or update everything in the bundle; the caller commits or rolls back."""
-    check_bundle(bundle, report)
+    check_bundle(bundle)
+    bump_version(session)
     topics = _load_topics(session, bundle.topics, report)
     for qset in bundle.question_sets:
         _load_question_set(session, qset, topics, report)
@@ -52,13 +55,37 @@ def load_bundle(session: Session, bundle: Bundle, report: Report, link_threshold
     report.count("suggested_links", refresh_suggested_links(session, link_threshold))
 
 
+def bump_version(session: Session) -> int:
+    """Count a content change, so every worker drops what it cached; return the new version.
+
+    On PostgreSQL the row lock also queues concurrent content writes until this one commits.
+    """
+    session.info["content_changed"] = True  # the request's own worker clears at once
+    bumped = session.execute(
+        update(ContentVersion)
+        .where(ContentVersion.id == 1)
+        .values(version=ContentVersion.version + 1)
+        .returning(ContentVersion.version)
+    ).scalar_one_or_none()
+    if bumped is None:
+        session.add(ContentVersion(id=1, version=1))
+        session.flush()
+        return 1
+    return bumped
+
+
+def current_version(session: Session) -> int:
+    """Return the content version (0 before any content was loaded)."""
+    return session.scalar(select(ContentVersion.version).where(ContentVersion.id == 1)) or 0
+
+
 def _topic_ref(
     slug: str | None, topics: dict[str, Topic], report: Report, line: int
 ) -> Topic | None:
     if slug is None:
         return None
     if slug not in topics:
-        raise ImportRefused(report.file, line, f"unknown topic {slug!r}")
+        raise InvalidContent(line, f"unknown topic {slug!r}")
     return topics[slug]
 
 
@@ -84,7 +111,7 @@ def _refuse_cycle(topic: Topic, report: Report, line: int) -> None:
     seen, node = {topic.slug}, topic.parent
     while node is not None:
         if node.slug in seen:
-            raise ImportRefused(report.file, line, f"topic {topic.slug!r} is its own ancestor")
+            raise InvalidContent(line, f"topic {topic.slug!r} is its own ancestor")
         seen.add(node.slug)
         node = node.parent
 
@@ -215,8 +242,8 @@ def _place(
 ) -> None:
     target = _find(session, placement.kind, placement.ref)
     if target is None:
-        raise ImportRefused(
-            report.file, placement.line, f"no {placement.kind.replace('_', ' ')} {placement.ref!r}"
+        raise InvalidContent(
+            placement.line, f"no {placement.kind.replace('_', ' ')} {placement.ref!r}"
         )
     if placement.topic is not None:
         target.topic = _topic_ref(placement.topic, topics, report, placement.line)
@@ -242,7 +269,8 @@ def _set_explicit_links(
     session: Session, question_ref: str, targets: list[str], line: int, report: Report
 ) -> None:
     question = _find(session, "question", question_ref)
-    assert isinstance(question, Question)
+    if not isinstance(question, Question):
+        raise InvalidContent(line, f"no question {question_ref!r} to link to notes")
     unique = list(dict.fromkeys(targets))
     sections = [_find_section(session, target, line, report) for target in unique]
     links = session.scalars(
@@ -268,14 +296,17 @@ def _find_section(session: Session, target: str, line: int, report: Report) -> N
         select(NoteSection).join(Note).where(Note.slug == slug, NoteSection.anchor == anchor)
     ).one_or_none()
     if section is None:
-        raise ImportRefused(
-            report.file, line, f"no note section {target!r} (expected 'note#anchor')"
-        )
+        raise InvalidContent(line, f"no note section {target!r} (expected 'note#anchor')")
     return section
 
 
-def check_answer(question: QuestionView, choice_ids: Sequence[int]) -> CheckResult:
-    """Grade the chosen choices of a practice question."""
+def grade(session: Session, question_id: int, choice_ids: Sequence[int]) -> Grade:
+    """Grade chosen choices against the answer key as the database holds it now."""
+    question = session.scalars(
+        select(Question).options(selectinload(Question.choices)).where(Question.id == question_id)
+    ).one_or_none()
+    if question is None:
+        raise NotFound(f"There is no question number {question_id}.")
     selected = tuple(dict.fromkeys(choice_ids))
     if not selected:
         raise InvalidAnswer("Choose an answer first.")
@@ -285,4 +316,21 @@ def check_answer(question: QuestionView, choice_ids: Sequence[int]) -> CheckResu
         raise InvalidAnswer(f"Choice {unknown[0]} is not one of this question's choices.")
     if question.kind == "single" and len(selected) > 1:
         raise InvalidAnswer("This question takes exactly one answer.")
-    return CheckResult(question, selected, set(selected) == set(question.correct_ids))
+    correct = tuple(choice.id for choice in question.choices if choice.is_correct)
+    return Grade(question.id, question.revision, selected, correct, set(selected) == set(correct))
+
+
+_FIXED_CHOICE = re.compile(r"^\W*(all|none|both|neither)\s+of\s+(the\s+)?(above|these)\b", re.I)
+
+
+def is_fixed_choice(text: str) -> bool:
+    """Tell whether a choice only makes sense in its place ("All of the above" and the like)."""
+    return bool(_FIXED_CHOICE.match(text))
+
+
+def shuffle_choices(choices: Sequence[ChoiceView], seed: str) -> tuple[ChoiceView, ...]:
+    """Shuffle choices the same way every time for one seed; fixed choices keep their place."""
+    movable = [choice for choice in choices if not choice.fixed]
+    random.Random(seed).shuffle(movable)
+    rest = iter(movable)
+    return tuple(choice if choice.fixed else next(rest) for choice in choices)

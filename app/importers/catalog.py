@@ -11,8 +11,8 @@ import re
 import tomllib
 from typing import Any
 
+from app.content.bundle import Bundle, Placement, Report, TopicData
 from app.importers.errors import ImportRefused
-from app.importers.schemas import Bundle, Placement, Report, TopicData
 
 FORMAT = "studyhall.catalog/1"
 _KINDS = {"question_sets": "question_set", "questions": "question", "notes": "note"}

@@ -6,8 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from app.importers.errors import ImportRefused
-from app.importers.schemas import (
+from app.content.bundle import (
     Bundle,
     ChoiceData,
     NoteData,
@@ -16,8 +15,9 @@ from app.importers.schemas import (
     Report,
     TopicData,
 )
+from app.content.export import FORMAT
+from app.importers.errors import ImportRefused
 
-FORMAT = "studyhall.content/1"
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=120)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
 

@@ -14,9 +14,10 @@ Top-level items become Markdown sections, deeper items nested ordered lists.
 import re
 from dataclasses import dataclass
 
+from app.content.bundle import Bundle, NoteData, Report
+from app.content.markdown import slugify
 from app.importers.errors import ImportRefused
-from app.importers.schemas import Bundle, NoteData, Report
-from app.importers.text import plain_to_markdown, slugify
+from app.importers.text import plain_to_markdown
 
 _ITEM = re.compile(r"^(?P<indent> *)(?P<number>\d+)\.\s+(?P<text>\S.*)$")
 _FOOTER = {"tags", "leave a comment"}

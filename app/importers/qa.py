@@ -14,9 +14,10 @@ tail is dropped and reported.
 import re
 from dataclasses import dataclass, field
 
+from app.content.bundle import Bundle, ChoiceData, QuestionData, QuestionSetData, Report
+from app.content.markdown import slugify
 from app.importers.errors import ImportRefused
-from app.importers.schemas import Bundle, ChoiceData, QuestionData, QuestionSetData, Report
-from app.importers.text import plain_to_markdown, slugify
+from app.importers.text import plain_to_markdown
 
 TITLE_SUFFIX = " — Questions and Answers"
 _QUESTION = re.compile(r"^Question\s+(\d+)\s*[:.]\s*(.*)$")

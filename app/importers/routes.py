@@ -4,12 +4,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse
-from starlette.concurrency import run_in_threadpool
 
 from app.accounts.dependencies import load_viewer, require_role
 from app.accounts.service import Viewer
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_upload
+from app.web.dependencies import WriteSessionDep
 from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -29,20 +29,20 @@ async def import_form(request: Request, viewer: Author) -> HTMLResponse:
 
 
 @router.post("/author/import", name="import_post")
-async def import_post(
+def import_post(
     request: Request,
     viewer: Author,
+    session: WriteSessionDep,
     document: Annotated[UploadFile, File()],
     format: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     """Import one uploaded document in one transaction and show its report."""
     settings = request.app.state.settings
     name = (document.filename or "upload").rsplit("/", 1)[-1][:200]
-    data = await document.read(settings.max_upload_bytes + 1)
+    data = document.file.read(settings.max_upload_bytes + 1)
     try:
-        report = await run_in_threadpool(
-            import_upload,
-            request.app.state.db,
+        report = import_upload(
+            session,
             viewer,
             data,
             name,
@@ -52,5 +52,4 @@ async def import_post(
         )
     except ImportRefused as exc:
         return _page(request, 422, refused=exc)
-    request.app.state.cache.clear()
     return _page(request, report=report)

@@ -3,13 +3,15 @@
 from collections.abc import Callable
 from pathlib import Path
 
+from sqlalchemy.orm import Session
+
 from app.accounts.errors import PermissionDenied
 from app.accounts.service import Viewer
+from app.content.bundle import Bundle, Report
+from app.content.errors import InvalidContent
 from app.content.service import load_bundle
-from app.db import Database
 from app.importers import catalog, export_json, note, qa
 from app.importers.errors import ImportRefused
-from app.importers.schemas import Bundle, Report
 from app.importers.text import decode
 
 Parser = Callable[[str, str], tuple[Bundle, Report]]
@@ -46,12 +48,14 @@ def parse_document(data: bytes, file: str, format: str | None = None) -> tuple[B
 
 
 def import_document(
-    db: Database, data: bytes, file: str, link_threshold: float, format: str | None = None
+    session: Session, data: bytes, file: str, link_threshold: float, format: str | None = None
 ) -> Report:
-    """Parse one document and load it in a single write transaction (all or nothing)."""
+    """Parse one document and load it into the session; the caller commits (all or nothing)."""
     bundle, report = parse_document(data, file, format)
-    with db.session_scope(write=True) as session:
+    try:
         load_bundle(session, bundle, report, link_threshold)
+    except InvalidContent as exc:
+        raise ImportRefused(file, exc.line, exc.message) from None
     return report
 
 
@@ -62,7 +66,7 @@ def seed_files(seed_dir: Path) -> list[Path]:
 
 
 def import_upload(
-    db: Database,
+    session: Session,
     actor: Viewer,
     data: bytes,
     file: str,
@@ -75,4 +79,4 @@ def import_upload(
         raise PermissionDenied("Only authors can import content.")
     if len(data) > limit:
         raise ImportRefused(file, 1, f"the file is larger than the limit of {limit:,} bytes")
-    return import_document(db, data, file, link_threshold, format)
+    return import_document(session, data, file, link_threshold, format)

@@ -1,7 +1,6 @@
-"""Text helpers shared by the importers: decoding, slugs, Markdown escaping."""
+"""Text helpers shared by the importers: decoding and Markdown escaping."""
 
 import re
-import unicodedata
 
 from app.importers.errors import ImportRefused
 
@@ -28,22 +27,6 @@ def decode(data: bytes, file: str) -> str:
     if not text.strip():
         raise ImportRefused(file, 1, "the file is empty")
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def slugify(text: str) -> str:
-    """Turn a title into a URL slug: lower-case ASCII words joined by hyphens."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "untitled"
-
-
-def unique_slug(base: str, taken: set[str]) -> str:
-    """Return base, or base-2, base-3 ... whichever is not taken yet, and take it."""
-    slug, n = base, 1
-    while slug in taken:
-        n += 1
-        slug = f"{base}-{n}"
-    taken.add(slug)
-    return slug
 
 
 def plain_to_markdown(text: str) -> str:

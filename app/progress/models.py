@@ -5,8 +5,7 @@ from datetime import datetime
 from sqlalchemy import JSON, ForeignKey
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.content.models import utcnow
-from app.db import Base, UTCDateTime
+from app.db import Base, UTCDateTime, utcnow
 
 
 class PracticeAnswer(Base):

@@ -1,38 +1,28 @@
-"""Record what learners do."""
+"""Record what learners do. Services add and flush; the request commits."""
 
-from sqlalchemy import func, select
+from collections.abc import Sequence
+
 from sqlalchemy.orm import Session
 
-from app.content.views import CheckResult
-from app.db import Database
 from app.progress.models import PracticeAnswer
 
 
-def record_practice_answer(session: Session, user_id: int, result: CheckResult) -> PracticeAnswer:
+def record_answer(
+    session: Session,
+    user_id: int,
+    question_id: int,
+    question_revision: int,
+    selected_ids: Sequence[int],
+    is_correct: bool,
+) -> PracticeAnswer:
     """Keep a logged-in learner's practice answer."""
     answer = PracticeAnswer(
         user_id=user_id,
-        question_id=result.question.id,
-        question_revision=result.question.revision,
-        selected_ids=list(result.selected_ids),
-        is_correct=result.correct,
+        question_id=question_id,
+        question_revision=question_revision,
+        selected_ids=list(selected_ids),
+        is_correct=is_correct,
     )
     session.add(answer)
     session.flush()
     return answer
-
-
-def count_answers(session: Session, user_id: int) -> int:
-    """Count a learner's recorded practice answers."""
-    return (
-        session.scalar(
-            select(func.count(PracticeAnswer.id)).where(PracticeAnswer.user_id == user_id)
-        )
-        or 0
-    )
-
-
-def save_answer(db: Database, user_id: int, result: CheckResult) -> None:
-    """Record a practice answer in a transaction of its own (called from async routes)."""
-    with db.session_scope(write=True) as session:
-        record_practice_answer(session, user_id, result)

@@ -41,7 +41,7 @@ class CrossOriginProtection:
             if is_cross_site(Headers(scope=scope)):
                 from app.web.errors import error_response
 
-                response = error_response(Request(scope), 403, MESSAGE)
+                response = await error_response(Request(scope), 403, MESSAGE)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

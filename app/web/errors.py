@@ -1,15 +1,14 @@
 """Friendly error pages for people, JSON errors for the API; never a traceback."""
 
 import logging
-from urllib.parse import urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 
-from app.accounts.errors import NotAuthenticated, RateLimited
-from app.errors import DomainError
+from app.errors import DomainError, Unavailable
 from app.web.templating import render
 
 log = logging.getLogger("studyhall")
@@ -31,10 +30,11 @@ def wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or request.url.path == "/healthz"
 
 
-def error_response(request: Request, status: int, message: str) -> Response:
+async def error_response(request: Request, status: int, message: str) -> Response:
     """Answer with a JSON error for the API, or the error page for people."""
     if wants_json(request):
         return JSONResponse({"detail": message}, status_code=status)
+    await _know_viewer(request)
     title = TITLES.get(status, "Something went wrong")
     return render(
         request,
@@ -44,17 +44,27 @@ def error_response(request: Request, status: int, message: str) -> Response:
     )
 
 
+async def _know_viewer(request: Request) -> None:
+    """Find who is logged in, so an error page shows their header (no route did it yet).
+
+    The application gives the way to find them (`app.state.load_viewer`); plumbing knows
+    no feature. A failure here (the database is away) leaves the page as a guest's.
+    """
+    loader = getattr(request.app.state, "load_viewer", None)
+    if loader is None or hasattr(request.state, "viewer"):
+        return
+    try:
+        await loader(request)
+    except Exception:  # the error page must render whatever went wrong
+        request.state.viewer = None
+
+
 async def _domain_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, DomainError)
-    if isinstance(exc, NotAuthenticated):
-        if not wants_json(request):
-            return RedirectResponse(f"/login?{urlencode({'next': exc.next_url})}", status_code=303)
-        response = error_response(request, 401, exc.message)
-        response.headers["www-authenticate"] = "Bearer"
-        return response
-    response = error_response(request, exc.status_code, exc.message)
-    if isinstance(exc, RateLimited):
-        response.headers["retry-after"] = str(exc.retry_after_s)
+    if exc.page_redirect is not None and not wants_json(request):
+        return RedirectResponse(exc.page_redirect, status_code=303)
+    response = await error_response(request, exc.status_code, exc.message)
+    response.headers.update(exc.headers)
     return response
 
 
@@ -66,7 +76,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         message = "We could not find that page. It may have moved, or the address may be mistyped."
     else:
         message = str(exc.detail)
-    response = error_response(request, exc.status_code, message)
+    response = await error_response(request, exc.status_code, message)
     for name, value in (exc.headers or {}).items():
         response.headers[name] = value
     return response
@@ -78,13 +88,26 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
         errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
         return JSONResponse({"detail": errors}, status_code=422)
     if any(e["loc"][0] == "path" for e in exc.errors()):
-        return error_response(request, 404, "We could not find that page.")
-    return error_response(request, 422, "Some of that input was not valid.")
+        return await error_response(request, 404, "We could not find that page.")
+    return await error_response(request, 422, "Some of that input was not valid.")
+
+
+async def _database_error(request: Request, exc: Exception) -> Response:
+    """A locked or unreachable database: nothing was saved, and trying again may work."""
+    if "no such" in str(exc):  # SQLite's missing table or column: a broken set-up, not busy
+        return await _server_error(request, exc)
+    log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
+    busy = Unavailable(
+        "Studyhall is busy and nothing was saved. Please try again in a moment.",
+    )
+    return await _domain_error(request, busy)
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(request, 500, "The error has been logged. Please try again in a moment.")
+    return await error_response(
+        request, 500, "The error has been logged. Please try again in a moment."
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -92,4 +115,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(DomainError, _domain_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(OperationalError, _database_error)
     app.add_exception_handler(Exception, _server_error)

@@ -8,6 +8,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.routing import Router
 
 from app.config import PROJECT_ROOT
+from app.web.static import static_url
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 
@@ -28,7 +29,10 @@ def url_for(name: str, /, **params: Any) -> str:
 
     It needs no request, so macros import without context and Jinja caches them; and paths
     are memoised, since the router tries each route in turn and a page asks for about twenty.
+    Static files get their content-hashed name, which browsers may cache for good.
     """
+    if name == "static":
+        return static_url(params["path"])
     key = (name, *sorted(params.items()))
     path = _paths.get(key)
     if path is None:
@@ -53,6 +57,7 @@ FLASH = {
     "password-changed": "Your password was changed. Other devices were logged out.",
     "account-deleted": "Your account and everything in it were deleted.",
     "token-revoked": "The token was revoked; scripts using it can no longer sign in.",
+    "token-created": "The token was created.",
     "role-changed": "The role was changed.",
 }
 

@@ -6,7 +6,7 @@ from typer.testing import CliRunner
 
 from app.accounts.models import User
 from app.cli import cli
-from tests.conftest import PASSWORD
+from tests.factories import PASSWORD
 
 runner = CliRunner()
 

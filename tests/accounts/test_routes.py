@@ -9,8 +9,7 @@ from sqlalchemy import func, select, update
 from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
 from app.content.models import utcnow
 from app.progress.models import PracticeAnswer
-from tests.conftest import PASSWORD, assert_only_owner_sees, log_in
-from tests.web.helpers import choice_ids, question_id
+from tests.factories import PASSWORD, assert_only_owner_sees, choice_ids, log_in, question_id
 
 COOKIE = "studyhall_session"
 

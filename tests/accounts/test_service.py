@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from app.accounts import service
 from app.accounts.errors import InvalidCredentials, InvalidInput, RateLimited
 from app.accounts.service import Policy
-from tests.conftest import PASSWORD
+from tests.factories import PASSWORD
 
 
 def test_parallel_guesses_cannot_pass_the_account_limit(db, make_user):

@@ -4,58 +4,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 
-from app.content.export import export_content
-from app.content.models import (
-    Choice,
-    Note,
-    NoteSection,
-    Question,
-    QuestionNoteLink,
-    QuestionSet,
-    Topic,
-)
 from app.db import Database
-from app.importers.service import import_document, parse_document
+from app.importers.service import parse_document
 from app.migrate import upgrade
+from tests.factories import exported, import_file, row_counts, table_rows
 
 SET = "nca-inference-optimization-tensorrt-5"
-CONTENT_TABLES = [
-    model.__table__
-    for model in (Topic, QuestionSet, Question, Choice, Note, NoteSection, QuestionNoteLink)
-]
-
-
-def exported(db: Database) -> dict[str, Any]:
-    """Return the export document of everything in db."""
-    with db.session_scope() as session:
-        return export_content(session)
-
-
-def table_rows(db: Database) -> dict[str, list[tuple[Any, ...]]]:
-    """Return every row of every content table, in primary-key order."""
-    with db.session_scope() as session:
-        return {
-            table.name: [
-                tuple(row)
-                for row in session.execute(select(table).order_by(*table.primary_key.columns))
-            ]
-            for table in CONTENT_TABLES
-        }
-
-
-def row_counts(db: Database) -> dict[str, int]:
-    return {name: len(rows) for name, rows in table_rows(db).items()}
-
-
-def snapshot(db: Database) -> tuple[dict[str, Any], dict[str, list[tuple[Any, ...]]]]:
-    """Capture the database completely: its export and every row of every table."""
-    return exported(db), table_rows(db)
 
 
 def import_json(db: Database, document: dict[str, Any], file: str = "export.json") -> None:
-    import_document(db, json.dumps(document, ensure_ascii=False).encode(), file, 0.12)
+    import_file(db, json.dumps(document, ensure_ascii=False).encode(), file, 0.12)
 
 
 @pytest.fixture

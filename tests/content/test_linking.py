@@ -3,12 +3,11 @@ from collections import Counter
 import pytest
 from sqlalchemy import select
 
+from app.content.bundle import Bundle, ChoiceData, NoteData, QuestionData, QuestionSetData
 from app.content.linking import MAX_SUGGESTIONS, refresh_suggested_links, tokens
 from app.content.models import NoteSection, Question, QuestionNoteLink
 from app.db import Database
-from app.importers.schemas import Bundle, ChoiceData, NoteData, QuestionData, QuestionSetData
-from tests.conftest import load_seed
-from tests.content.test_service import load
+from tests.factories import load, load_seed
 
 DEFAULT_THRESHOLD = 0.12
 

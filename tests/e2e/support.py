@@ -141,6 +141,13 @@ def open_question(page: Page, stem: re.Pattern[str]) -> str:
     return page.url
 
 
+def key_of(page: Page, choice: str) -> str:
+    """The number key that picks `choice` (choices are shown in a per-person order)."""
+    labels = page.locator("input[name=choice] + label").all_text_contents()
+    index = next(i for i, label in enumerate(labels) if choice in label)
+    return str(index + 1)
+
+
 def choose(page: Page, choice: str) -> None:
     """Pick a choice the way a person does: by clicking its label."""
     page.locator("label").filter(has_text=choice).click()

@@ -4,6 +4,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.support import (
+    CALIBRATION_RIGHT,
     CALIBRATION_STEM,
     CALIBRATION_WRONG,
     NOTE_PATH,
@@ -11,6 +12,7 @@ from tests.e2e.support import (
     TOPIC_PATH,
     assert_no_horizontal_scroll,
     choose,
+    key_of,
     open_question,
 )
 
@@ -56,7 +58,7 @@ def test_answered_question_reflows_at_320_pixels(page: Page) -> None:
     """WCAG 1.4.10 asks for no sideways scrolling at 320 CSS pixels."""
     page.set_viewport_size({"width": 320, "height": 640})
     open_question(page, CALIBRATION_STEM)
-    page.keyboard.press("1")
+    page.keyboard.press(key_of(page, CALIBRATION_RIGHT))
     page.get_by_role("button", name="Check answer").click()
     expect(page.get_by_role("heading", name="Correct!")).to_be_visible()
     assert_no_horizontal_scroll(page, "after answering, 320 px")

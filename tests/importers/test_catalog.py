@@ -1,9 +1,9 @@
 import pytest
 
+from app.content.bundle import Placement
 from app.importers import catalog
 from app.importers.errors import ImportRefused
-from app.importers.schemas import Placement
-from tests.conftest import SEED_DIR
+from tests.factories import SEED_DIR
 
 SEED = SEED_DIR / "catalog.toml"
 SET = "nca-inference-optimization-tensorrt-5"

@@ -3,9 +3,9 @@ from typing import Any
 
 import pytest
 
+from app.content.bundle import ChoiceData, NoteData, QuestionData, TopicData
 from app.importers import export_json
 from app.importers.errors import ImportRefused
-from app.importers.schemas import ChoiceData, NoteData, QuestionData, TopicData
 
 
 def a_question(key: str = "1", **fields: Any) -> dict[str, Any]:

@@ -5,8 +5,7 @@ import json
 import pytest
 
 from app.importers.errors import ImportRefused
-from app.importers.service import import_document
-from tests.content.test_export import row_counts
+from tests.factories import import_file, row_counts
 
 
 def _qa(title: str = "Set", number: str = "1", extra: str = "") -> bytes:
@@ -60,7 +59,7 @@ def _export(**question: object) -> bytes:
 def test_refused_with_file_line_and_reason(db, data, line, message):
     before = row_counts(db)
     with pytest.raises(ImportRefused) as refused:
-        import_document(db, data, "f.txt", 0.12)
+        import_file(db, data, "f.txt", 0.12)
     assert refused.value.file == "f.txt" and message in refused.value.message
     assert refused.value.line == line
     assert row_counts(db) == before
@@ -70,7 +69,7 @@ def test_a_repeated_question_id_in_an_export_is_refused(db):
     doc = json.loads(_export())
     doc["questions"].append(dict(doc["questions"][0]))
     with pytest.raises(ImportRefused, match="appears twice"):
-        import_document(db, json.dumps(doc).encode(), "f.json", 0.12)
+        import_file(db, json.dumps(doc).encode(), "f.json", 0.12)
 
 
 def test_a_multi_question_may_mark_several(db):
@@ -78,7 +77,7 @@ def test_a_multi_question_may_mark_several(db):
         kind="multi",
         choices=[{"text": "a", "correct": True}, {"text": "b", "correct": True}],
     )
-    assert import_document(db, data, "f.json", 0.12).counts["questions_created"] == 1
+    assert import_file(db, data, "f.json", 0.12).counts["questions_created"] == 1
 
 
 def test_a_repeated_link_target_counts_once(seeded):
@@ -88,5 +87,5 @@ def test_a_repeated_link_target_counts_once(seeded):
         'notes = ["tensorrt-note-2#working-with-mixed-precision", '
         '"tensorrt-note-2#working-with-mixed-precision"]\n'
     )
-    report = import_document(seeded, catalog.encode(), "c.toml", 0.12)
+    report = import_file(seeded, catalog.encode(), "c.toml", 0.12)
     assert report.counts["explicit_links"] == 1

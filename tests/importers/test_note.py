@@ -6,7 +6,7 @@ import pytest
 from app.content.markdown import render, split_sections
 from app.importers import note
 from app.importers.errors import ImportRefused
-from tests.conftest import SEED_DIR
+from tests.factories import SEED_DIR
 
 SEED = SEED_DIR / "004_7ac6168e0636c6eb.txt"
 SEED_URL = (

@@ -3,7 +3,7 @@ import pytest
 from app.content.markdown import heading_text, render
 from app.importers import qa
 from app.importers.errors import ImportRefused
-from tests.conftest import SEED_DIR
+from tests.factories import SEED_DIR
 
 SEED = SEED_DIR / "000_21c8a85df645b7bb.txt"
 SEED_TITLE = "NCA Inference Optimization & TensorRT 5"

@@ -6,9 +6,8 @@ import pytest
 
 from app.content.markdown import render
 from app.importers.errors import ImportRefused
-from app.importers.service import detect_format, import_document, parse_document, seed_files
-from tests.conftest import SEED_DIR
-from tests.content.test_export import exported, row_counts, snapshot
+from app.importers.service import detect_format, parse_document, seed_files
+from tests.factories import SEED_DIR, exported, import_file, row_counts, snapshot
 
 QA_SEED = SEED_DIR / "000_21c8a85df645b7bb.txt"
 NOTE_SEED = SEED_DIR / "004_7ac6168e0636c6eb.txt"
@@ -246,7 +245,7 @@ def test_bad_input_is_refused_and_the_database_is_untouched(
 ):
     before = snapshot(seeded)
     with pytest.raises(ImportRefused) as caught:
-        import_document(seeded, data, file, 0.12, format)
+        import_file(seeded, data, file, 0.12, format)
     error = caught.value
     assert (error.file, error.line) == (file, line), str(error)
     assert error.message.startswith(message)
@@ -255,7 +254,7 @@ def test_bad_input_is_refused_and_the_database_is_untouched(
 
 
 def test_import_returns_the_report(db):
-    report = import_document(db, QA_SEED.read_bytes(), "seed/000.txt", 0.12)
+    report = import_file(db, QA_SEED.read_bytes(), "seed/000.txt", 0.12)
     assert (report.file, report.format) == ("seed/000.txt", "qa")
     assert report.counts == {
         "dropped_lines": 2,
@@ -268,7 +267,7 @@ def test_import_returns_the_report(db):
 
 
 def test_import_of_the_seed_in_order_links_content(db):
-    reports = [import_document(db, p.read_bytes(), p.name, 0.12) for p in seed_files(SEED_DIR)]
+    reports = [import_file(db, p.read_bytes(), p.name, 0.12) for p in seed_files(SEED_DIR)]
     assert [r.format for r in reports] == ["qa", "note", "catalog"]
     assert reports[-1].counts["explicit_links"] == 2
     assert reports[-1].counts["placed"] == 9
@@ -329,7 +328,7 @@ def test_crlf_and_bom_parse_the_same_as_lf(path, variant):
 def test_crlf_seed_imports_over_the_lf_seed_without_change(seeded):
     before = exported(seeded), row_counts(seeded)
     for path in seed_files(SEED_DIR):
-        report = import_document(seeded, bom(crlf(path.read_bytes())), f"seed/{path.name}", 0.12)
+        report = import_file(seeded, bom(crlf(path.read_bytes())), f"seed/{path.name}", 0.12)
         assert not {"questions_updated", "notes_updated", "topics_created"} & set(report.counts)
     assert (exported(seeded), row_counts(seeded)) == before
 
@@ -341,8 +340,8 @@ def test_hostile_content_is_stored_and_rendered_as_text(db):
         f"Because {HOSTILE}.\n"
     )
     note = f"someone\nHostile Note\n  1. Top {HOSTILE}\n    1. Item {HOSTILE}\n"
-    import_document(db, page.encode(), "page.txt", 0.12)
-    import_document(db, note.encode(), "note.txt", 0.12)
+    import_file(db, page.encode(), "page.txt", 0.12)
+    import_file(db, note.encode(), "note.txt", 0.12)
     document = exported(db)
     (question,) = document["questions"]
     texts = [

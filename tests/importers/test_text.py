@@ -2,9 +2,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from app.content.markdown import render
+from app.content.markdown import render, slugify, unique_slug
 from app.importers.errors import ImportRefused
-from app.importers.text import decode, plain_to_markdown, slugify, unique_slug
+from app.importers.text import decode, plain_to_markdown
 
 
 class _Html(HTMLParser):

@@ -7,10 +7,9 @@ import pytest
 
 from app.config import Settings
 from app.db import Database
-from app.importers.service import import_document
 from app.main import create_app
 from app.web.cache import ContentCache
-from tests.web.helpers import count_queries, question_id
+from tests.factories import count_queries, import_file, question_id
 
 
 def run(coroutine):  # type: ignore[no-untyped-def]
@@ -44,10 +43,10 @@ def test_a_second_visit_runs_no_query(cached_client, seeded):
 
 def test_clearing_the_cache_shows_new_content(cached_client, db):
     app, client = cached_client
-    import_document(db, QA.format(stem="Old stem?").encode(), "c.txt", 0.12)
+    import_file(db, QA.format(stem="Old stem?").encode(), "c.txt", 0.12)
     qid = question_id(db, "1", "cached")
     assert "Old stem?" in client.get(f"/questions/{qid}").text
-    import_document(db, QA.format(stem="New stem?").encode(), "c.txt", 0.12)
+    import_file(db, QA.format(stem="New stem?").encode(), "c.txt", 0.12)
     assert "Old stem?" in client.get(f"/questions/{qid}").text  # still within the TTL
     app.state.cache.clear()
     assert "New stem?" in client.get(f"/questions/{qid}").text

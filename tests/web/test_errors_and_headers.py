@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from tests.web.helpers import tags
+from tests.factories import tags
 
 
 @pytest.mark.parametrize("path", ["/", "/api/v1/topics", "/nope", "/static/app.css", "/healthz"])

@@ -2,8 +2,7 @@
 
 import pytest
 
-from app.importers.service import import_document
-from tests.web.helpers import count_queries, question_id
+from tests.factories import count_queries, import_file, question_id
 
 MAX_QUERIES = 6
 
@@ -19,7 +18,7 @@ def _more_content(db) -> None:  # type: ignore[no-untyped-def]
             "Correct answer: The entropy calibrator",
             "INT8 calibration uses dynamic range and the calibration table cache.",
         ]
-    import_document(db, "\n".join(lines).encode(), "extra.txt", link_threshold=0.01)
+    import_file(db, "\n".join(lines).encode(), "extra.txt", threshold=0.01)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.web.helpers import choice_ids, question_id, tags
+from tests.factories import choice_ids, question_id, tags
 
 
 def test_home_shows_topics_sets_and_notes(client, seeded):

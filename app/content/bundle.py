@@ -1,4 +1,4 @@
-"""The content bundle every importer produces, and the report that goes with it."""
+"""The content bundle every importer produces and the content service loads, with its report."""
 
 from dataclasses import dataclass, field
 

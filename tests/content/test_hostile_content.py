@@ -1,7 +1,6 @@
 """Content is never trusted: HTML in imported text shows as text on every page."""
 
-from app.importers.service import import_document
-from tests.web.helpers import question_id, tags
+from tests.factories import import_file, question_id, tags
 
 EVIL = "<script>alert(1)</script> and <img src=x onerror=alert(2)>"
 QA = (
@@ -19,8 +18,8 @@ NOTE = (
 
 
 def test_html_in_questions_and_notes_renders_as_text(client, db):
-    import_document(db, QA.encode(), "evil.txt", 0.01)
-    import_document(db, NOTE.encode(), "evil-note.txt", 0.01)
+    import_file(db, QA.encode(), "evil.txt", 0.01)
+    import_file(db, NOTE.encode(), "evil-note.txt", 0.01)
     qid = question_id(db, "1", "evil-set")
     pages = [
         client.get(f"/questions/{qid}").text,
@@ -39,7 +38,7 @@ def test_html_in_questions_and_notes_renders_as_text(client, db):
 
 
 def test_api_returns_the_escaped_html_too(client, db):
-    import_document(db, QA.encode(), "evil.txt", 0.01)
+    import_file(db, QA.encode(), "evil.txt", 0.01)
     qid = question_id(db, "1", "evil-set")
     body = client.get(f"/api/v1/questions/{qid}").json()
     assert "<script>" not in body["stem_html"] and "&lt;script&gt;" in body["stem_html"]

@@ -1,4 +1,7 @@
-"""Read models handed to templates and the API: plain, immutable, safe to cache."""
+"""Read models handed to templates and the API: plain, immutable, safe to cache.
+
+None of them carries an answer key: grading reads it from the database (see `service.grade`).
+"""
 
 from dataclasses import dataclass
 
@@ -63,7 +66,7 @@ class TopicView:
 @dataclass(frozen=True)
 class SetView:
     set: SetSummary
-    source: str
+    source_url: str | None
     topic: TopicRef | None
     questions: tuple[QuestionSummary, ...]
 
@@ -90,7 +93,7 @@ class NoteView:
     slug: str
     title: str
     author: str
-    source: str
+    source_url: str | None
     topic: TopicRef | None
     intro_html: str
     markdown: str
@@ -102,7 +105,7 @@ class ChoiceView:
     id: int
     position: int
     html: str
-    is_correct: bool
+    fixed: bool = False  # "All of the above" and the like keep their place when shuffled
 
 
 @dataclass(frozen=True)
@@ -145,13 +148,13 @@ class QuestionView:
         html = self.stem_html.strip()
         return html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1
 
-    @property
-    def correct_ids(self) -> tuple[int, ...]:
-        return tuple(choice.id for choice in self.choices if choice.is_correct)
-
 
 @dataclass(frozen=True)
-class CheckResult:
-    question: QuestionView
+class Grade:
+    """A graded answer, from the answer key the database holds at that moment."""
+
+    question_id: int
+    revision: int
     selected_ids: tuple[int, ...]
+    correct_ids: tuple[int, ...]
     correct: bool

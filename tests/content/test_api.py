@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.web.helpers import choice_ids, question_id
+from tests.factories import choice_ids, question_id
 
 
 def test_topics_are_a_tree_with_counts(client, seeded):

@@ -1,0 +1,173 @@
+"""Builders and helpers shared by the tests: seed content, imports, log-ins, HTML and SQL."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from html.parser import HTMLParser
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import event, select
+
+from app.config import PROJECT_ROOT
+from app.content.bundle import Bundle, ChoiceData, NoteData, QuestionData, QuestionSetData, Report
+from app.content.export import export_content
+from app.content.models import (
+    Choice,
+    Note,
+    NoteSection,
+    Question,
+    QuestionNoteLink,
+    QuestionSet,
+    Topic,
+)
+from app.content.service import load_bundle
+from app.db import Database
+from app.importers.service import import_document, seed_files
+
+
+def import_file(
+    db: Database, data: bytes, file: str, threshold: float = 0.12, format: str | None = None
+) -> Report:
+    """Import one document in a write transaction of its own, as `studyhall import` does."""
+    with db.session_scope(write=True) as session:
+        return import_document(session, data, file, threshold, format)
+
+
+SEED_SET = "nca-inference-optimization-tensorrt-5"
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def tags(html: str, name: str) -> list[dict[str, str | None]]:
+    """Return the attributes of every <name> tag in html."""
+    collector = _Collector()
+    collector.feed(html)
+    return [attrs for tag, attrs in collector.tags if tag == name]
+
+
+def question_id(db: Database, key: str, set_slug: str = SEED_SET) -> int:
+    with db.session_scope() as session:
+        return session.scalars(
+            select(Question.id)
+            .join(QuestionSet)
+            .where(Question.key == key, QuestionSet.slug == set_slug)
+        ).one()
+
+
+def choice_ids(db: Database, key: str) -> tuple[int, list[int]]:
+    """Return (right choice id, wrong choice ids) of a seed question."""
+    with db.session_scope() as session:
+        choices = session.execute(
+            select(Choice.id, Choice.is_correct).where(Choice.question_id == question_id(db, key))
+        ).all()
+    return next(c for c, ok in choices if ok), [c for c, ok in choices if not ok]
+
+
+@contextmanager
+def count_queries(app: FastAPI) -> Iterator[list[str]]:
+    """Collect every SQL statement the app runs inside the block."""
+    statements: list[str] = []
+
+    def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        if not statement.startswith(("BEGIN", "PRAGMA", "ROLLBACK", "COMMIT")):
+            statements.append(statement)
+
+    engine = app.state.db.engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+CONTENT_TABLES = [
+    model.__table__
+    for model in (Topic, QuestionSet, Question, Choice, Note, NoteSection, QuestionNoteLink)
+]
+
+
+def exported(db: Database) -> dict[str, Any]:
+    """Return the export document of everything in db."""
+    with db.session_scope() as session:
+        return export_content(session)
+
+
+def table_rows(db: Database) -> dict[str, list[tuple[Any, ...]]]:
+    """Return every row of every content table, in primary-key order."""
+    with db.session_scope() as session:
+        return {
+            table.name: [
+                tuple(row)
+                for row in session.execute(select(table).order_by(*table.primary_key.columns))
+            ]
+            for table in CONTENT_TABLES
+        }
+
+
+def row_counts(db: Database) -> dict[str, int]:
+    return {name: len(rows) for name, rows in table_rows(db).items()}
+
+
+def snapshot(db: Database) -> tuple[dict[str, Any], dict[str, list[tuple[Any, ...]]]]:
+    """Capture the database completely: its export and every row of every table."""
+    return exported(db), table_rows(db)
+
+
+def load(db: Database, bundle: Bundle, threshold: float = 0.12) -> Report:
+    """Load a bundle in one write transaction, as an import does."""
+    report = Report(file="bundle.txt", format="test")
+    with db.session_scope(write=True) as session:
+        load_bundle(session, bundle, report, threshold)
+    return report
+
+
+def a_question(key: str, stem: str = "", correct: int = 1, **fields: Any) -> QuestionData:
+    choices = [ChoiceData(f"Choice {n}", n == correct) for n in (1, 2, 3)]
+    return QuestionData(key, stem or f"Question {key}?", choices, f"Why {key}.", **fields)
+
+
+def a_set(*questions: QuestionData, slug: str = "basics", **fields: Any) -> Bundle:
+    return Bundle(
+        question_sets=[QuestionSetData(slug, slug.title(), questions=list(questions), **fields)]
+    )
+
+
+def a_note(markdown: str, slug: str = "guide", **fields: Any) -> Bundle:
+    return Bundle(notes=[NoteData(slug, slug.title(), markdown, **fields)])
+
+
+SEED_DIR = PROJECT_ROOT / "seed"
+
+
+def load_seed(db: Database, threshold: float = 0.12) -> None:
+    for path in seed_files(SEED_DIR):
+        import_file(db, path.read_bytes(), f"seed/{path.name}", threshold)
+
+
+PASSWORD = "correct horse battery staple"
+
+
+def log_in(client: TestClient, username: str, password: str = PASSWORD) -> None:
+    """Log the test client in through the real form."""
+    response = client.post(
+        "/login", data={"username": username, "password": password}, follow_redirects=False
+    )
+    assert response.status_code == 303, response.text
+
+
+def assert_only_owner_sees(
+    owner: TestClient, stranger: TestClient, method: str, url: str, **kwargs: object
+) -> None:
+    """One line per route: another user gets the same 404 as for a missing object."""
+    response = stranger.request(method, url, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
+    assert response.status_code == 404, (method, url, response.status_code)
+    response = owner.request(method, url, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
+    assert response.status_code in (200, 201, 303), (method, url, response.status_code)
