@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import event, select
+from sqlalchemy import event, func, select
 
 from app.config import PROJECT_ROOT
 from app.content.bundle import Bundle, ChoiceData, NoteData, QuestionData, QuestionSetData, Report
@@ -62,11 +62,13 @@ def question_id(db: Database, key: str, set_slug: str = SEED_SET) -> int:
         ).one()
 
 
-def choice_ids(db: Database, key: str) -> tuple[int, list[int]]:
+def choice_ids(db: Database, key: str, set_slug: str = SEED_SET) -> tuple[int, list[int]]:
     """Return (right choice id, wrong choice ids) of a seed question."""
     with db.session_scope() as session:
         choices = session.execute(
-            select(Choice.id, Choice.is_correct).where(Choice.question_id == question_id(db, key))
+            select(Choice.id, Choice.is_correct)
+            .where(Choice.question_id == question_id(db, key, set_slug))
+            .order_by(Choice.position)
         ).all()
     return next(c for c, ok in choices if ok), [c for c, ok in choices if not ok]
 
@@ -171,3 +173,9 @@ def assert_only_owner_sees(
     assert response.status_code == 404, (method, url, response.status_code)
     response = owner.request(method, url, follow_redirects=False, **kwargs)  # type: ignore[arg-type]
     assert response.status_code in (200, 201, 303), (method, url, response.status_code)
+
+
+def count_rows(db: Database, model: Any, *where: Any) -> int:
+    """Count the rows of model's table (that match where)."""
+    with db.session_scope() as session:
+        return session.scalar(select(func.count()).select_from(model).where(*where)) or 0

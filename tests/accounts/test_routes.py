@@ -1,22 +1,25 @@
 """Account pages through the TestClient: sign-up, log-in, log-out, password, deletion, roles."""
 
+import re
 from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 
 from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
-from app.content.models import utcnow
+from app.db import utcnow
 from app.progress.models import PracticeAnswer
-from tests.factories import PASSWORD, assert_only_owner_sees, choice_ids, log_in, question_id
+from tests.factories import (
+    PASSWORD,
+    assert_only_owner_sees,
+    choice_ids,
+    count_rows,
+    log_in,
+    question_id,
+)
 
 COOKIE = "studyhall_session"
-
-
-def _count(db, model, *where) -> int:  # type: ignore[no-untyped-def]
-    with db.session_scope() as session:
-        return session.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
 
 def test_sign_up_logs_in_and_lands_on_next(client, db):
@@ -31,7 +34,7 @@ def test_sign_up_logs_in_and_lands_on_next(client, db):
     assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Secure" not in cookie
     page = client.get("/account")
     assert page.status_code == 200 and "Logged in as <strong>ann</strong>" in page.text
-    assert _count(db, User, User.username == "ann") == 1
+    assert count_rows(db, User, User.username == "ann") == 1
 
 
 @pytest.mark.parametrize(
@@ -50,7 +53,7 @@ def test_sign_up_refuses_bad_input_and_keeps_the_username(client, db, username, 
     assert response.status_code == 422
     assert message in response.text
     assert 'aria-invalid="true"' in response.text
-    assert _count(db, User) == 0
+    assert count_rows(db, User) == 0
 
 
 def test_sign_up_refuses_a_taken_username(client, make_user):
@@ -67,17 +70,17 @@ def test_sign_up_can_be_switched_off(settings, db):
         assert client.get("/signup").status_code == 403
         response = client.post("/signup", data={"username": "ann", "password": PASSWORD})
     assert response.status_code == 403 and "closed" in response.text
-    assert _count(db, User) == 0
+    assert count_rows(db, User) == 0
 
 
 def test_log_in_and_out(client, make_user, db):
     make_user("ann")
     log_in(client, "ann")
     assert "ann" in client.get("/").text
-    assert _count(db, UserSession) == 1
+    assert count_rows(db, UserSession) == 1
     response = client.post("/logout", follow_redirects=False)
     assert response.status_code == 303
-    assert _count(db, UserSession) == 0
+    assert count_rows(db, UserSession) == 0
     assert client.get("/account", follow_redirects=False).status_code == 303
 
 
@@ -173,7 +176,7 @@ def test_change_password_ends_other_sessions(app, make_user, db):
         assert response.status_code == 303
         assert laptop.get("/account").status_code == 200
         assert phone.get("/account", follow_redirects=False).status_code == 303
-    assert _count(db, UserSession) == 1
+    assert count_rows(db, UserSession) == 1
     with TestClient(app) as again:
         log_in(again, "ann", "a brand new passphrase")
 
@@ -204,29 +207,14 @@ def test_delete_account_removes_all_my_data(client, make_user, seeded):
     client.post(f"/questions/{question_id(seeded, '3')}", data={"choice": str(right)})
     client.post("/account/tokens", data={"name": "script"})
     refused = client.post("/account/delete", data={"delete_password": "wrong password"})
-    assert refused.status_code == 422 and _count(seeded, User) == 1
+    assert refused.status_code == 422 and count_rows(seeded, User) == 1
     response = client.post(
         "/account/delete", data={"delete_password": PASSWORD}, follow_redirects=False
     )
     assert response.status_code == 303
     for model in (User, UserSession, ApiToken, PracticeAnswer):
-        assert _count(seeded, model) == 0, model
+        assert count_rows(seeded, model) == 0, model
     assert client.get("/account", follow_redirects=False).status_code == 303
-
-
-def test_logged_in_practice_answers_are_recorded_and_guest_answers_are_not(
-    client, make_user, seeded
-):
-    qid = question_id(seeded, "3")
-    right, _ = choice_ids(seeded, "3")
-    guest = client.post(f"/questions/{qid}", data={"choice": str(right)})
-    assert "Log in</a> to keep a record" in guest.text
-    assert _count(seeded, PracticeAnswer) == 0
-    make_user("ann")
-    log_in(client, "ann")
-    client.post(f"/questions/{qid}", data={"choice": str(right)})
-    client.post(f"/api/v1/questions/{qid}/check", json={"choice_ids": [right]})
-    assert _count(seeded, PracticeAnswer, PracticeAnswer.is_correct.is_(True)) == 2
 
 
 def test_expired_sessions_are_logged_out(client, make_user, db):
@@ -255,7 +243,7 @@ def test_admins_manage_roles(user_client, make_user, db):
     assert "ann" in admin.get("/admin/users").text
     response = admin.post("/admin/users/ann/role", data={"role": "author"}, follow_redirects=False)
     assert response.status_code == 303
-    assert _count(db, User, User.username == "ann", User.role == "author") == 1
+    assert count_rows(db, User, User.username == "ann", User.role == "author") == 1
     bad = admin.post("/admin/users/ann/role", data={"role": "emperor"})
     assert bad.status_code == 422
     last = admin.post("/admin/users/boss/role", data={"role": "learner"})
@@ -268,7 +256,7 @@ def test_only_the_owner_can_revoke_a_token(user_client, db):
     with db.session_scope() as session:
         token_id = session.scalars(select(ApiToken.id)).one()
     assert_only_owner_sees(ann, bob, "POST", f"/account/tokens/{token_id}/revoke")
-    assert _count(db, ApiToken, ApiToken.revoked_at.is_not(None)) == 1
+    assert count_rows(db, ApiToken, ApiToken.revoked_at.is_not(None)) == 1
 
 
 def test_guest_pages_show_log_in_links(client, seeded):
@@ -286,10 +274,56 @@ def test_sign_ups_are_limited_per_address_even_when_refused(settings, db):
             client.post("/signup", data={"username": "ann", "password": "short"})
         response = client.post("/signup", data={"username": "ann", "password": PASSWORD})
     assert response.status_code == 429 and "Too many attempts" in response.text
-    assert _count(db, User) == 0
+    assert count_rows(db, User) == 0
 
 
 @pytest.mark.parametrize("raw", ["%C2%B2", "1e3", "-1", "99999999999999999999", "abc"])
 def test_odd_token_ids_are_404_not_500(user_client, raw):
     client = user_client("ann")
     assert client.post(f"/account/tokens/{raw}/revoke").status_code == 404
+
+
+def test_sign_up_reports_every_problem_at_once(client, db):
+    response = client.post("/signup", data={"username": "x", "password": "password"})
+    assert response.status_code == 422
+    html = response.text
+    assert "Use 3 to 32 characters" in html
+    assert "one of the most common ones" in html
+    assert html.count('aria-invalid="true"') == 2
+
+
+def test_creating_a_token_redirects_and_a_reload_makes_no_second_one(client, make_user, db):
+    make_user("ann")
+    log_in(client, "ann")
+    response = client.post("/account/tokens", data={"name": "script"}, follow_redirects=False)
+    assert response.status_code == 303
+    page = client.get(response.headers["location"])
+    assert 'id="new-token">shpat_' in page.text
+    assert page.headers["cache-control"] == "no-store"
+    reloaded = client.get(response.headers["location"])
+    assert "new-token" not in reloaded.text  # shown once; the reload is a GET
+    assert count_rows(db, ApiToken) == 1
+
+
+def test_token_use_is_recorded_at_most_once_a_minute(app, client, make_user, db):
+    make_user("ann")
+    log_in(client, "ann")
+    page = client.post("/account/tokens", data={"name": "script"}).text
+    token = re.search(r'id="new-token">([^<]+)<', page)[1]  # type: ignore[index]
+    bearer = {"Authorization": f"Bearer {token}"}
+
+    def last_used():  # type: ignore[no-untyped-def]
+        with db.session_scope() as session:
+            return session.scalars(select(ApiToken.last_used_at)).one()
+
+    assert last_used() is None
+    assert client.get("/api/v1/me", headers=bearer).status_code == 200
+    first = last_used()
+    assert first is not None
+    client.get("/api/v1/me", headers=bearer)
+    assert last_used() == first  # within the minute: no write
+    with db.session_scope(write=True) as session:
+        session.execute(update(ApiToken).values(last_used_at=first - timedelta(minutes=2)))
+    client.get("/api/v1/me", headers=bearer)
+    assert last_used() > first - timedelta(minutes=1)
+    assert "last used " + first.strftime("%Y-%m-%d") in client.get("/account").text

@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
+from tests.e2e.support import Account, new_password, unique_username
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 E2E_DIR = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -232,3 +234,33 @@ def live_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture
+def create_account(live_server: str, database_url: str) -> Callable[..., Account]:
+    """Make an account with the command line, against the running server's database."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("STUDYHALL_")}
+    env["STUDYHALL_DATABASE_URL"] = database_url
+
+    def create(prefix: str, role: str = "learner", length: int = 24) -> Account:
+        account = Account(unique_username(prefix, length), new_password())
+        done = subprocess.run(
+            [*_studyhall_command(), "users", "create", account.username, "--role", role]
+            + ["--password-stdin"],
+            input=f"{account.password}\n",
+            cwd=PROJECT_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.fail(
+                f"`studyhall users create {account.username}` exited with "
+                f"{done.returncode}:\n{done.stdout}\n{done.stderr}",
+                pytrace=False,
+            )
+        return account
+
+    return create

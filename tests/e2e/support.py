@@ -1,12 +1,13 @@
-"""Checks shared by the browser tests: axe-core, horizontal overflow, and the seed content."""
+"""Helpers shared by the browser tests: axe-core, overflow, accounts and the seed content."""
 
 import re
+import uuid
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 AXE_JS = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21aa", "wcag22aa"]
@@ -152,3 +153,61 @@ def choose(page: Page, choice: str) -> None:
     """Pick a choice the way a person does: by clicking its label."""
     page.locator("label").filter(has_text=choice).click()
     expect(page.get_by_role("radio", name=choice)).to_be_checked()
+
+
+class Account(NamedTuple):
+    username: str
+    password: str
+
+
+def unique_username(prefix: str, length: int = 24) -> str:
+    """A username no other test uses: `prefix-` and random hex, `length` characters in all."""
+    name = f"{prefix}-{uuid.uuid4().hex}{uuid.uuid4().hex}"
+    return name[:length]
+
+
+def new_password() -> str:
+    return f"pw-{uuid.uuid4().hex[:20]}"
+
+
+def nav(page: Page) -> Locator:
+    return page.get_by_role("navigation", name="Main")
+
+
+def flash(page: Page) -> Locator:
+    return page.get_by_role("main").get_by_role("status")
+
+
+def expect_logged_in(page: Page, username: str) -> None:
+    """The nav names the account and offers "Log out" instead of "Log in"."""
+    menu = nav(page)
+    expect(menu.get_by_role("link", name=username, exact=True)).to_have_attribute(
+        "href", "/account"
+    )
+    expect(menu.get_by_role("button", name="Log out")).to_be_visible()
+    expect(menu.get_by_role("link", name="Log in")).to_have_count(0)
+    expect(menu.get_by_role("link", name="Sign up")).to_have_count(0)
+
+
+def expect_logged_out(page: Page, username: str) -> None:
+    menu = nav(page)
+    expect(menu.get_by_role("link", name="Log in")).to_be_visible()
+    expect(menu.get_by_role("link", name="Sign up")).to_be_visible()
+    expect(menu.get_by_role("button", name="Log out")).to_have_count(0)
+    expect(menu.get_by_role("link", name=username, exact=True)).to_have_count(0)
+
+
+def submit_login(page: Page, username: str, password: str) -> None:
+    """Fill and send the log-in form the page shows."""
+    expect(page.get_by_role("heading", level=1)).to_have_text("Log in")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("main").get_by_role("button", name="Log in").click()
+
+
+def log_in(page: Page, account: Account, next_path: str = "/account") -> None:
+    """Log in through /login and wait for the page it leads to."""
+    page.goto(f"/login?next={next_path}")
+    submit_login(page, account.username, account.password)
+    expect(page).to_have_url(re.compile(f"{re.escape(next_path)}$"))
+    expect_logged_in(page, account.username)

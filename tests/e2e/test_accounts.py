@@ -6,14 +6,10 @@ are made with `studyhall users create`, as an operator would; only the sign-up t
 sign-up form, which the server rate-limits per client address.
 """
 
-import os
 import re
-import subprocess
 import sys
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 from playwright.sync_api import (
@@ -29,11 +25,20 @@ from playwright.sync_api import (
 from tests.e2e.support import (
     CALIBRATION_RIGHT,
     CALIBRATION_STEM,
+    Account,
     assert_accessible,
     assert_markup_accessible,
     assert_no_horizontal_scroll,
     choose,
+    expect_logged_in,
+    expect_logged_out,
+    flash,
+    log_in,
+    nav,
+    new_password,
     open_question,
+    submit_login,
+    unique_username,
 )
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -50,52 +55,7 @@ ROLE_CHANGED = "The role was changed."
 FORBIDDEN = "You are not allowed to do that"
 
 
-class Account(NamedTuple):
-    username: str
-    password: str
-
-
 # --- accounts -----------------------------------------------------------------------------
-
-
-def unique_username(prefix: str, length: int = 24) -> str:
-    """A username no other test uses: `prefix-` and random hex, `length` characters in all."""
-    name = f"{prefix}-{uuid.uuid4().hex}{uuid.uuid4().hex}"
-    return name[:length]
-
-
-def new_password() -> str:
-    return f"pw-{uuid.uuid4().hex[:20]}"
-
-
-@pytest.fixture
-def create_account(live_server: str, database_url: str) -> Callable[..., Account]:
-    """Make an account with the command line, against the running server's database."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("STUDYHALL_")}
-    env["STUDYHALL_DATABASE_URL"] = database_url
-
-    def create(prefix: str, role: str = "learner", length: int = 24) -> Account:
-        account = Account(unique_username(prefix, length), new_password())
-        done = subprocess.run(
-            [str(STUDYHALL), "users", "create", account.username, "--role", role]
-            + ["--password-stdin"],
-            input=f"{account.password}\n",
-            cwd=PROJECT_ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        if done.returncode != 0:
-            pytest.fail(
-                f"`studyhall users create {account.username}` exited with "
-                f"{done.returncode}:\n{done.stdout}\n{done.stderr}",
-                pytrace=False,
-            )
-        return account
-
-    return create
 
 
 @pytest.fixture
@@ -107,49 +67,6 @@ def api(playwright: Playwright, base_url: str) -> Iterator[APIRequestContext]:
 
 
 # --- page helpers -------------------------------------------------------------------------
-
-
-def nav(page: Page) -> Locator:
-    return page.get_by_role("navigation", name="Main")
-
-
-def flash(page: Page) -> Locator:
-    return page.get_by_role("main").get_by_role("status")
-
-
-def expect_logged_in(page: Page, username: str) -> None:
-    """The nav names the account and offers "Log out" instead of "Log in"."""
-    menu = nav(page)
-    expect(menu.get_by_role("link", name=username, exact=True)).to_have_attribute(
-        "href", "/account"
-    )
-    expect(menu.get_by_role("button", name="Log out")).to_be_visible()
-    expect(menu.get_by_role("link", name="Log in")).to_have_count(0)
-    expect(menu.get_by_role("link", name="Sign up")).to_have_count(0)
-
-
-def expect_logged_out(page: Page, username: str) -> None:
-    menu = nav(page)
-    expect(menu.get_by_role("link", name="Log in")).to_be_visible()
-    expect(menu.get_by_role("link", name="Sign up")).to_be_visible()
-    expect(menu.get_by_role("button", name="Log out")).to_have_count(0)
-    expect(menu.get_by_role("link", name=username, exact=True)).to_have_count(0)
-
-
-def submit_login(page: Page, username: str, password: str) -> None:
-    """Fill and send the log-in form the page shows."""
-    expect(page.get_by_role("heading", level=1)).to_have_text("Log in")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password", exact=True).fill(password)
-    page.get_by_role("main").get_by_role("button", name="Log in").click()
-
-
-def log_in(page: Page, account: Account, next_path: str = "/account") -> None:
-    """Log in through /login and wait for the page it leads to."""
-    page.goto(f"/login?next={next_path}")
-    submit_login(page, account.username, account.password)
-    expect(page).to_have_url(re.compile(f"{re.escape(next_path)}$"))
-    expect_logged_in(page, account.username)
 
 
 def log_out(page: Page, username: str) -> None:

@@ -1,6 +1,7 @@
 """The per-worker content cache: hot pages skip the database; changes show after the TTL."""
 
 import asyncio
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -9,7 +10,7 @@ from app.config import Settings
 from app.db import Database
 from app.main import create_app
 from app.web.cache import ContentCache
-from tests.factories import count_queries, import_file, question_id
+from tests.factories import choice_ids, count_queries, import_file, log_in, question_id
 
 
 def run(coroutine):  # type: ignore[no-untyped-def]
@@ -30,7 +31,8 @@ def cached_client(settings: Settings):  # type: ignore[no-untyped-def]
         yield app, client
 
 
-def test_a_second_visit_runs_no_query(cached_client, seeded):
+def test_a_second_visit_runs_no_query(cached_client, seeded, monkeypatch):
+    monkeypatch.setattr("app.web.cache.time.monotonic", lambda: 1000.0)  # no version check due
     app, client = cached_client
     qid = question_id(seeded, "3")
     client.get(f"/questions/{qid}")
@@ -41,13 +43,16 @@ def test_a_second_visit_runs_no_query(cached_client, seeded):
     assert len(statements) == 1  # only the first miss for 999999 reads the database
 
 
-def test_clearing_the_cache_shows_new_content(cached_client, db):
+def test_clearing_the_cache_shows_new_content(cached_client, db, monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr("app.web.cache.time.monotonic", lambda: now[0])
     app, client = cached_client
     import_file(db, QA.format(stem="Old stem?").encode(), "c.txt", 0.12)
     qid = question_id(db, "1", "cached")
     assert "Old stem?" in client.get(f"/questions/{qid}").text
     import_file(db, QA.format(stem="New stem?").encode(), "c.txt", 0.12)
-    assert "Old stem?" in client.get(f"/questions/{qid}").text  # still within the TTL
+    now[0] += 0.5
+    assert "Old stem?" in client.get(f"/questions/{qid}").text  # the version is not read yet
     app.state.cache.clear()
     assert "New stem?" in client.get(f"/questions/{qid}").text
 
@@ -134,3 +139,98 @@ def test_values_older_than_two_lifetimes_are_reloaded_before_answering(db: Datab
         return seen
 
     assert run(scenario()) == [1, 2]
+
+
+def test_a_clear_during_a_load_never_serves_what_that_load_read(db: Database):
+    """Content changed while a load ran: requests after the clear get the new content."""
+    started, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def loader(_session) -> str:  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 1:
+            started.set()
+            release.wait(10)
+            return "old"
+        return "new"
+
+    async def scenario() -> tuple[str, str, str]:
+        cache = ContentCache(db, ttl=60)
+        first = asyncio.ensure_future(cache.get("k", loader))
+        await asyncio.to_thread(started.wait, 10)
+        cache.clear()  # e.g. an import committed while the first load was reading
+        second = asyncio.ensure_future(cache.get("k", loader))
+        await asyncio.sleep(0)
+        release.set()
+        return await first, await second, await cache.get("k", loader)
+
+    assert run(scenario()) == ("old", "new", "new")
+
+
+def test_the_cache_keeps_the_most_recently_used_entries(db: Database):
+    cache = ContentCache(db, ttl=60, max_entries=3)
+
+    async def scenario() -> None:
+        for key in "abcd":
+            await cache.get(key, lambda _s, key=key: key)
+            await cache.get("a", lambda _s: "a")  # "a" stays in use
+
+    run(scenario())
+    assert len(cache) == 3 and set(cache._entries) == {"a", "c", "d"}
+
+
+@pytest.fixture
+def two_instances(settings: Settings, monkeypatch):  # type: ignore[no-untyped-def]
+    """Two app instances (two workers) over one database, with a clock the test moves."""
+    from fastapi.testclient import TestClient
+
+    now = [1000.0]
+    monkeypatch.setattr("app.web.cache.time.monotonic", lambda: now[0])
+    cached = settings.model_copy(update={"content_cache_seconds": 60})
+    with TestClient(create_app(cached)) as one, TestClient(create_app(cached)) as two:
+        yield one, two, now
+
+
+def test_an_import_through_one_instance_shows_in_the_other_within_a_second(
+    two_instances, db, make_user
+):
+    one, two, now = two_instances
+    import_file(db, QA.format(stem="Old stem?").encode(), "c.txt")
+    qid = question_id(db, "1", "cached")
+    assert all("Old stem?" in c.get(f"/questions/{qid}").text for c in (one, two))
+    make_user("writer", role="author")
+    log_in(one, "writer")
+    document = {"document": ("c.txt", QA.format(stem="New stem?").encode(), "text/plain")}
+    assert one.post("/author/import", files=document).status_code == 200
+    assert "New stem?" in one.get(f"/questions/{qid}").text  # its own worker: at once
+    now[0] += 0.5
+    assert "Old stem?" in two.get(f"/questions/{qid}").text  # not checked again yet
+    now[0] += 0.6
+    assert "New stem?" in two.get(f"/questions/{qid}").text  # within about a second
+
+
+def test_a_command_line_import_shows_in_every_instance_within_a_second(two_instances, db):
+    one, two, now = two_instances
+    import_file(db, QA.format(stem="Old stem?").encode(), "c.txt")
+    qid = question_id(db, "1", "cached")
+    assert all("Old stem?" in c.get(f"/questions/{qid}").text for c in (one, two))
+    import_file(db, QA.format(stem="New stem?").encode(), "c.txt")  # as `studyhall import`
+    now[0] += 1.1
+    assert all("New stem?" in c.get(f"/questions/{qid}").text for c in (one, two))
+
+
+def test_after_an_answer_key_fix_both_instances_grade_with_the_new_key(two_instances, db):
+    one, two, _ = two_instances
+    import_file(db, QA.format(stem="Which?").encode(), "c.txt")
+    qid = question_id(db, "1", "cached")
+    a, others = choice_ids(db, "1", "cached")
+    for client in (one, two):  # both cache the page
+        assert client.get(f"/questions/{qid}").status_code == 200
+    fixed = QA.format(stem="Which?").replace(
+        "- a (Correct answer)\n- b", "- a\n- b (Correct answer)"
+    )
+    import_file(db, fixed.replace("Correct answer: a", "Correct answer: b").encode(), "c.txt")
+    for client in (one, two):
+        check = client.post(f"/api/v1/questions/{qid}/check", json={"choice_ids": [a]})
+        assert check.json()["correct"] is False
+        assert check.json()["correct_choice_ids"] == [others[0]]

@@ -68,3 +68,32 @@ def test_head_answers_like_get_without_a_body(client, path, status):
     assert response.status_code == status
     assert response.content == b""
     assert response.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize("path", ["/no/such/page", "/questions/999999", "/admin/users"])
+def test_error_pages_show_the_logged_in_header(user_client, seeded, path):
+    response = user_client("ann").get(path)
+    assert response.status_code in (403, 404)
+    assert ">ann</a>" in response.text and "Log out" in response.text
+    assert ">Log in</a>" not in response.text
+
+
+def test_error_pages_for_guests_offer_to_log_in(client, seeded):
+    assert ">Log in</a>" in client.get("/no/such/page").text
+
+
+@pytest.mark.parametrize("encoding", ["gzip"])
+def test_pages_and_the_api_are_compressed_when_the_client_accepts_it(client, seeded, encoding):
+    for path in ("/", "/api/v1/notes/tensorrt-note-2", "/notes/tensorrt-note-2"):
+        response = client.get(path, headers={"Accept-Encoding": encoding})
+        assert response.headers.get("content-encoding") == encoding, path
+        assert response.headers.get("vary") == "Accept-Encoding"
+
+
+def test_refused_imports_are_domain_errors_with_status_422():
+    from app.errors import DomainError
+    from app.importers.errors import ImportRefused
+
+    refused = ImportRefused("f.txt", 3, "bad")
+    assert isinstance(refused, DomainError) and refused.status_code == 422
+    assert str(refused) == "f.txt:3: bad"
