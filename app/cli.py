@@ -34,10 +34,18 @@ def _database() -> Database:
 @cli.command()
 def migrate() -> None:
     """Create or upgrade the database schema."""
-    from app.migrate import upgrade
+    from app.migrate import current_revision, upgrade
 
-    upgrade(get_settings().database_url)
-    out.print("[green]Database is up to date.[/]")
+    url = get_settings().database_url
+    before = current_revision(url)
+    upgrade(url)
+    after = current_revision(url)
+    if before is None:
+        out.print(f"[green]Created the database schema (revision {after}).[/]")
+    elif before != after:
+        out.print(f"[green]Upgraded the database schema from revision {before} to {after}.[/]")
+    else:
+        out.print(f"[green]The database schema is up to date (revision {after}).[/]")
 
 
 @cli.command()
@@ -56,6 +64,7 @@ def serve(
         port=port,
         workers=workers,
         log_level=get_settings().log_level,
+        access_log=get_settings().access_log,
         proxy_headers=True,
         # Rate limits count per client address: behind a proxy that is another host, its
         # address must be trusted, or every visitor looks like the proxy.

@@ -36,6 +36,10 @@ class Settings(BaseSettings):
         default=2_000_000, gt=0, description="Largest file `studyhall import` accepts."
     )
     log_level: str = Field(default="info", description="Log level of the server.")
+    access_log: bool = Field(
+        default=False,
+        description="Log every request (the reverse proxy in front usually does this already).",
+    )
     trusted_proxies: str = Field(
         default="127.0.0.1",
         description="Comma-separated addresses whose X-Forwarded-For is believed.",

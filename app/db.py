@@ -1,5 +1,7 @@
 """Database engine, sessions and SQLite tuning."""
 
+import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -44,8 +46,41 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value
 
 
+class FifoLock:
+    """A lock that threads get in the order they asked for it (threading.Lock has no order)."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._waiters: deque[threading.Lock] = deque()
+        self._held = False
+
+    def acquire(self) -> None:
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return
+            turn = threading.Lock()
+            turn.acquire()
+            self._waiters.append(turn)
+        turn.acquire()  # released by the holder, which hands the lock straight over
+
+    def release(self) -> None:
+        with self._mutex:
+            if self._waiters:
+                self._waiters.popleft().release()
+            else:
+                self._held = False
+
+
 def _tune_sqlite(engine: Engine) -> None:
-    """Apply the pragmas and take over BEGIN so writers can ask for BEGIN IMMEDIATE."""
+    """Apply the pragmas and take over BEGIN so writers can ask for BEGIN IMMEDIATE.
+
+    Writers of this process queue on an in-process lock, first come first served, before
+    BEGIN IMMEDIATE: threads then wait their turn instead of sleeping and polling in
+    SQLite's busy handler. Between processes (the command line, a second worker) the busy
+    timeout remains the backstop.
+    """
+    writers = FifoLock()
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -65,7 +100,24 @@ def _tune_sqlite(engine: Engine) -> None:
         # A deferred transaction that later writes fails at once when another writer holds
         # the lock; writers therefore take the lock up front.
         mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
-        conn.exec_driver_sql(f"BEGIN {mode}")
+        if mode == "IMMEDIATE":
+            writers.acquire()
+            conn.info["holds_write_lock"] = True
+        try:
+            conn.exec_driver_sql(f"BEGIN {mode}")
+        except BaseException:
+            _release(conn)
+            raise
+
+    def _release(conn: Any) -> None:
+        if conn.info.pop("holds_write_lock", False):
+            writers.release()
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_conn: Any, record: Any) -> None:
+        # A connection goes back to the pool after its COMMIT or ROLLBACK has run.
+        if record.info.pop("holds_write_lock", False):
+            writers.release()
 
 
 def make_engine(url: str) -> Engine:

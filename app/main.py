@@ -14,7 +14,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app import __version__
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
-from app.accounts.dependencies import load_viewer
+from app.accounts.dependencies import RecentViewers, load_viewer
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
 from app.content import routes as content_routes
@@ -60,19 +60,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = db
     app.state.cache = ContentCache(db, settings.content_cache_seconds, current_version)
     app.state.load_viewer = load_viewer  # error pages show who is logged in
+    app.state.recent_viewers = RecentViewers()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     install_error_handlers(app)
     mount_static(app)
+    # Routes are matched in turn: the ones learners use most come first.
     app.include_router(content_routes.router)
+    app.include_router(progress_routes.router)
     app.include_router(content_api.router)
+    app.include_router(progress_api.router)
     app.include_router(accounts_routes.router)
     app.include_router(accounts_api.router)
     app.include_router(importer_routes.router)
-    app.include_router(progress_routes.router)
-    app.include_router(progress_api.router)
     _add_plumbing_routes(app)
     bind_routes(app.router)
     return app

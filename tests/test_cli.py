@@ -58,7 +58,7 @@ def test_migrate_creates_the_schema(run, tmp_path, monkeypatch):
     get_settings.cache_clear()
     result = run("migrate")
     assert result.exit_code == 0, result.output
-    assert "Database is up to date." in said(result)
+    assert "Created the database schema (revision " in said(result)
     database = Database(url)
     try:
         assert {"question", "choice", "note", "note_section", "topic"} <= set(
@@ -66,7 +66,20 @@ def test_migrate_creates_the_schema(run, tmp_path, monkeypatch):
         )
     finally:
         database.dispose()
-    assert run("migrate").exit_code == 0
+    again = run("migrate")
+    assert again.exit_code == 0 and "The database schema is up to date" in said(again)
+
+
+def test_migrate_says_what_it_upgraded(run, tmp_path, monkeypatch):
+    from app.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    upgrade(url, "0002")
+    monkeypatch.setenv("STUDYHALL_DATABASE_URL", url)
+    get_settings.cache_clear()
+    result = run("migrate")
+    assert result.exit_code == 0, result.output
+    assert "Upgraded the database schema from revision 0002 to " in said(result)
 
 
 def test_seed_loads_every_seed_document(run, cli_db):

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from app.accounts import service
 from app.accounts.dependencies import (
     CurrentViewer,
+    RecentViewers,
     RequiredViewer,
     cookie_name,
     load_viewer,
@@ -44,6 +45,10 @@ def safe_next(target: str | None) -> str:
     return target
 
 
+def _recent(request: Request) -> RecentViewers:
+    return request.app.state.recent_viewers
+
+
 def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
@@ -59,6 +64,7 @@ def _start(request: Request, session: Session, user: User, target: str) -> Redir
     old = request.cookies.get(cookie_name(_settings(request)))
     if old:
         service.end_session(session, old)
+        _recent(request).forget(old)
     token = service.start_session(session, user, policy(_settings(request)))
     response = RedirectResponse(target, status_code=303)
     max_age = _settings(request).session_max_days * 86400
@@ -155,6 +161,7 @@ def logout(request: Request, session: WriteSessionDep) -> Response:
     """End this session."""
     if token := request.cookies.get(cookie_name(_settings(request))):
         service.end_session(session, token)
+        _recent(request).forget(token)
     return _logged_out(request, "/?done=logged-out")
 
 
@@ -207,6 +214,7 @@ def change_password(
         field = getattr(exc, "field", None) or ""
         field = "new_password" if field == "password" else field
         return _account_error(request, session, viewer, exc, "password", field)
+    _recent(request).forget_user(viewer.id)
     return _start(request, session, user, "/account?done=password-changed")
 
 
@@ -222,6 +230,7 @@ def delete_account(
         service.delete_account(session, viewer, delete_password)
     except AccountError as exc:
         return _account_error(request, session, viewer, exc, "delete", "delete_password")
+    _recent(request).forget_user(viewer.id)
     return _logged_out(request, "/?done=account-deleted")
 
 
@@ -243,10 +252,13 @@ def create_token(
 
 @router.post("/account/tokens/{item_id}/revoke", name="revoke_token")
 def revoke_token(
-    session: WriteSessionDep, token: Annotated[ApiToken, Depends(owned(ApiToken))]
+    request: Request,
+    session: WriteSessionDep,
+    token: Annotated[ApiToken, Depends(owned(ApiToken))],
 ) -> Response:
     """Revoke one of my API tokens."""
     service.revoke_api_token(session, token)
+    _recent(request).forget_user(token.user_id)
     return RedirectResponse("/account?done=token-revoked", status_code=303)
 
 

@@ -9,49 +9,50 @@ from fastapi.responses import HTMLResponse
 from app.accounts.dependencies import CurrentViewer, load_viewer
 from app.accounts.service import Viewer
 from app.content import queries
-from app.content.dependencies import NoteDep, QuestionDep, ShownGradeDep, Slug
+from app.content.dependencies import ChoiceIds, NoteDep, QuestionDep, Slug, shown_grade
 from app.content.read_models import Grade, QuestionView
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
-from app.web.templating import render
+from app.web.templating import render, render_page
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 GUEST_COOKIE = "studyhall_guest"
+GUEST_COOKIE_AGE = 365 * 86400
 
 
 @router.get("/", name="home")
 async def home(request: Request, cache: CacheDep) -> HTMLResponse:
     """Show topics, question sets and notes."""
     view = await cache.get("home", queries.home)
-    return render(request, "content/home.html", {"view": view})
+    return render_page(request, "content/home.html", {"view": view}, source=view, key=None)
 
 
 @router.get("/topics/{slug}", name="topic")
 async def topic(request: Request, slug: Slug, cache: CacheDep) -> HTMLResponse:
     """Show a topic with its subtopics, notes and questions."""
     view = await cache.get(("topic", slug), partial(queries.topic, slug=slug))
-    return render(request, "content/topic.html", {"view": view})
+    return render_page(request, "content/topic.html", {"view": view}, source=view, key=None)
 
 
 @router.get("/sets/{slug}", name="question_set")
 async def question_set(request: Request, slug: Slug, cache: CacheDep) -> HTMLResponse:
     """Show a question set and its questions."""
     view = await cache.get(("set", slug), partial(queries.question_set, slug=slug))
-    return render(request, "content/set.html", {"view": view})
+    return render_page(request, "content/set.html", {"view": view}, source=view, key=None)
 
 
 @router.get("/notes/{slug}", name="note")
 async def note(request: Request, view: NoteDep) -> HTMLResponse:
     """Show a note with its outline and the questions each section teaches."""
-    return render(request, "content/note.html", {"view": view})
+    return render_page(request, "content/note.html", {"view": view}, source=view, key=None)
 
 
 @router.get("/questions/{question_id}", name="question")
 async def question(
-    request: Request, view: QuestionDep, viewer: CurrentViewer, grade: ShownGradeDep
+    request: Request, view: QuestionDep, viewer: CurrentViewer, choice: ChoiceIds = None
 ) -> HTMLResponse:
     """Show a practice question, ready to answer, or graded when choices are in the address."""
-    return practice_page(request, view, viewer, grade)
+    return practice_page(request, view, viewer, await shown_grade(request, view.id, choice))
 
 
 def practice_page(
@@ -67,23 +68,19 @@ def practice_page(
     """Render a practice question with its choices in this person's order (or one block)."""
     guest = None if viewer else request.cookies.get(GUEST_COOKIE) or secrets.token_urlsafe(12)
     seed = f"user:{viewer.id}" if viewer else f"guest:{guest}"
-    context = {
-        "view": view,
-        "choices": shuffle_choices(view.choices, f"{seed}:{view.id}"),
-        "result": grade,
-        "error": error,
-    }
-    response = render(
-        request, "content/question.html", context, status_code=status_code, block=block
-    )
-    if guest is not None and GUEST_COOKIE not in request.cookies:
-        # Not a secret: it only keeps a guest's choice order the same across reloads.
-        response.set_cookie(
-            GUEST_COOKIE,
-            guest,
-            max_age=365 * 86400,
-            httponly=True,
-            samesite="lax",
-            secure=request.app.state.settings.secure_cookies,
+    choices = shuffle_choices(view.choices, f"{seed}:{view.id}")
+    context = {"view": view, "choices": choices, "result": grade, "error": error}
+    if grade is None and error is None and block is None:
+        order = tuple(choice.id for choice in choices)
+        response = render_page(request, "content/question.html", context, source=view, key=order)
+    else:
+        response = render(
+            request, "content/question.html", context, status_code=status_code, block=block
         )
+    if guest is not None and GUEST_COOKIE not in request.cookies:
+        # Not a secret: it only keeps a guest's choice order the same across reloads. Written
+        # by hand (the token is URL-safe): SimpleCookie would cost more than the page itself.
+        secure = "; Secure" if request.app.state.settings.secure_cookies else ""
+        cookie = f"{GUEST_COOKIE}={guest}; HttpOnly; Max-Age={GUEST_COOKIE_AGE}; Path=/"
+        response.raw_headers.append((b"set-cookie", f"{cookie}; SameSite=lax{secure}".encode()))
     return response

@@ -302,22 +302,26 @@ def _find_section(session: Session, target: str, line: int, report: Report) -> N
 
 def grade(session: Session, question_id: int, choice_ids: Sequence[int]) -> Grade:
     """Grade chosen choices against the answer key as the database holds it now."""
-    question = session.scalars(
-        select(Question).options(selectinload(Question.choices)).where(Question.id == question_id)
-    ).one_or_none()
-    if question is None:
+    rows = session.execute(
+        select(Question.revision, Question.kind, Choice.id, Choice.is_correct)
+        .join(Choice, Choice.question_id == Question.id)
+        .where(Question.id == question_id)
+        .order_by(Choice.position)
+    ).all()
+    if not rows:
         raise NotFound(f"There is no question number {question_id}.")
+    revision, kind = rows[0].revision, rows[0].kind
     selected = tuple(dict.fromkeys(choice_ids))
     if not selected:
         raise InvalidAnswer("Choose an answer first.")
-    known = {choice.id for choice in question.choices}
+    known = {row.id for row in rows}
     unknown = [choice_id for choice_id in selected if choice_id not in known]
     if unknown:
         raise InvalidAnswer(f"Choice {unknown[0]} is not one of this question's choices.")
-    if question.kind == "single" and len(selected) > 1:
+    if kind == "single" and len(selected) > 1:
         raise InvalidAnswer("This question takes exactly one answer.")
-    correct = tuple(choice.id for choice in question.choices if choice.is_correct)
-    return Grade(question.id, question.revision, selected, correct, set(selected) == set(correct))
+    correct = tuple(row.id for row in rows if row.is_correct)
+    return Grade(question_id, revision, selected, correct, set(selected) == set(correct))
 
 
 _FIXED_CHOICE = re.compile(r"^\W*(all|none|both|neither)\s+of\s+(the\s+)?(above|these)\b", re.I)

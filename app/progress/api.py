@@ -1,5 +1,6 @@
 """Practice answers through the JSON API."""
 
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends
@@ -7,9 +8,8 @@ from fastapi import APIRouter, Depends
 from app.accounts.dependencies import CurrentViewer, load_viewer
 from app.content.dependencies import QuestionDep
 from app.content.schemas import CheckIn, CheckOut
-from app.content.service import grade
 from app.progress import service
-from app.progress.dependencies import AnswerSessionDep
+from app.progress.dependencies import AnswerWorkDep
 from app.web.schemas import NOT_FOUND
 
 router = APIRouter(
@@ -22,23 +22,19 @@ router = APIRouter(
     response_model=CheckOut,
     responses={422: {"description": "No choice, a choice of another question, or too many"}},
 )
-def check_question(
-    view: QuestionDep, body: CheckIn, viewer: CurrentViewer, session: AnswerSessionDep
+async def check_question(
+    view: QuestionDep, body: CheckIn, viewer: CurrentViewer, work: AnswerWorkDep
 ) -> dict[str, Any]:
     """Check chosen choices: correctness, the right choices, the explanation and notes.
 
     A logged-in learner's answer is recorded; a guest's is not.
     """
-    result = grade(session, view.id, body.choice_ids)
-    if viewer is not None:
-        service.record_answer(
-            session,
-            viewer.id,
-            result.question_id,
-            result.revision,
-            result.selected_ids,
-            result.correct,
+    user_id = viewer.id if viewer is not None else None
+    result = await work.run(
+        partial(
+            service.check_answer, user_id=user_id, question_id=view.id, choice_ids=body.choice_ids
         )
+    )
     return {
         "correct": result.correct,
         "selected_ids": list(result.selected_ids),

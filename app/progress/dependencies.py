@@ -1,25 +1,19 @@
-"""The session a practice answer runs in: one unit of work for the whole request."""
+"""The unit of work a practice answer runs in."""
 
-from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
-from sqlalchemy.orm import Session
 
 from app.accounts.dependencies import CurrentViewer
+from app.web.dependencies import UnitOfWork, unit_of_work
 
 
-def get_answer_session(request: Request, viewer: CurrentViewer) -> Iterator[Session]:
-    """Yield a write session when a learner is logged in (the answer is kept), else a read one.
+async def get_answer_work(request: Request, viewer: CurrentViewer) -> UnitOfWork:
+    """A writing unit of work when a learner is logged in (the answer is kept), else reading.
 
-    Guests' checks only read, so they never queue for SQLite's write lock. Like every write
-    session, it commits when the route returns, before the response is sent.
+    Guests' checks only read, so they never queue for SQLite's write lock.
     """
-    db = request.app.state.db
-    factory = db.write_sessions if viewer is not None else db.read_sessions
-    with factory() as session:
-        yield session
-        session.commit()
+    return unit_of_work(request, write=viewer is not None)
 
 
-AnswerSessionDep = Annotated[Session, Depends(get_answer_session, scope="function")]
+AnswerWorkDep = Annotated[UnitOfWork, Depends(get_answer_work)]

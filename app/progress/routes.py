@@ -1,5 +1,6 @@
 """Practice answers from the question pages: graded, kept for a logged-in learner."""
 
+from functools import partial
 from typing import Annotated
 from urllib.parse import urlencode
 
@@ -10,9 +11,8 @@ from app.accounts.dependencies import CurrentViewer, load_viewer
 from app.content.dependencies import QuestionDep
 from app.content.errors import InvalidAnswer
 from app.content.routes import practice_page
-from app.content.service import grade
 from app.progress import service
-from app.progress.dependencies import AnswerSessionDep
+from app.progress.dependencies import AnswerWorkDep
 from app.web.templating import is_htmx, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -20,11 +20,11 @@ ChoiceField = Annotated[list[str] | None, Form(max_length=26)]
 
 
 @router.post("/questions/{question_id}", name="answer_question")
-def answer_question(
+async def answer_question(
     request: Request,
     view: QuestionDep,
     viewer: CurrentViewer,
-    session: AnswerSessionDep,
+    work: AnswerWorkDep,
     choice: ChoiceField = None,
 ) -> Response:
     """Grade a practice answer, keep it for a logged-in learner, then show the result.
@@ -33,20 +33,15 @@ def answer_question(
     so reloading it never records the answer twice; htmx gets the result block in place.
     """
     block = "practice" if is_htmx(request) else None
+    user_id = viewer.id if viewer is not None else None
     try:
-        result = grade(session, view.id, _choice_ids(choice or []))
+        ids = _choice_ids(choice or [])
+        result = await work.run(
+            partial(service.check_answer, user_id=user_id, question_id=view.id, choice_ids=ids)
+        )
     except InvalidAnswer as exc:
         return practice_page(
             request, view, viewer, None, error=exc.message, status_code=422, block=block
-        )
-    if viewer is not None:
-        service.record_answer(
-            session,
-            viewer.id,
-            result.question_id,
-            result.revision,
-            result.selected_ids,
-            result.correct,
         )
     if block is not None:
         return practice_page(request, view, viewer, result, block=block)

@@ -4,6 +4,8 @@ from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
+from app.content.read_models import Grade
+from app.content.service import grade
 from app.progress.models import PracticeAnswer
 
 
@@ -26,3 +28,15 @@ def record_answer(
     session.add(answer)
     session.flush()
     return answer
+
+
+def check_answer(
+    session: Session, user_id: int | None, question_id: int, choice_ids: Sequence[int]
+) -> Grade:
+    """Grade a practice answer and keep it when a learner (user_id) gave it."""
+    result = grade(session, question_id, choice_ids)
+    if user_id is not None:
+        record_answer(
+            session, user_id, question_id, result.revision, result.selected_ids, result.correct
+        )
+    return result

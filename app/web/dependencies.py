@@ -1,12 +1,22 @@
-"""Dependencies shared by pages and the API."""
+"""Dependencies shared by pages and the API: sessions, the unit of work, the content cache.
 
-from collections.abc import Iterator
-from typing import Annotated
+A request that writes gets one transaction, committed once before the response is sent:
+sync routes take a `WriteSessionDep` (committed when the route returns, scope "function");
+async routes on the hot path take a `UnitOfWork` and run their service call and its commit
+in a single trip to the thread pool. Services never commit.
+"""
 
+from collections.abc import Callable, Iterator
+from typing import Annotated, TypeVar
+
+from anyio.from_thread import run_sync as on_event_loop
 from fastapi import Depends, Request
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.concurrency import run_in_threadpool
 
 from app.web.cache import ContentCache
+
+T = TypeVar("T")
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -26,7 +36,34 @@ def get_write_session(request: Request) -> Iterator[Session]:
         yield session
         session.commit()
         if session.info.pop("content_changed", False):
-            request.app.state.cache.clear()
+            on_event_loop(request.app.state.cache.clear)
+
+
+class UnitOfWork:
+    """One transaction for a request, run with its commit in a single thread-pool call."""
+
+    def __init__(self, sessions: sessionmaker[Session], cache: ContentCache) -> None:
+        self._sessions = sessions
+        self._cache = cache
+
+    async def run(self, work: Callable[[Session], T]) -> T:
+        """Run work(session) and commit, off the event loop; the result once it is durable."""
+        result, content_changed = await run_in_threadpool(self._run, work)
+        if content_changed:
+            self._cache.clear()
+        return result
+
+    def _run(self, work: Callable[[Session], T]) -> tuple[T, bool]:
+        with self._sessions() as session:
+            result = work(session)
+            session.commit()
+            return result, bool(session.info.pop("content_changed", False))
+
+
+def unit_of_work(request: Request, *, write: bool = True) -> UnitOfWork:
+    """Build the request's unit of work (a write one takes SQLite's write lock up front)."""
+    db = request.app.state.db
+    return UnitOfWork(db.write_sessions if write else db.read_sessions, request.app.state.cache)
 
 
 async def get_cache(request: Request) -> ContentCache:

@@ -1,5 +1,7 @@
 """Jinja2 templates, and rendering a whole page or one named block of it (for htmx)."""
 
+from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any
 
 from fastapi import Request
@@ -46,6 +48,8 @@ templates.env.globals["url_for"] = url_for
 templates.env.globals["app_name"] = "Studyhall"
 templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True
+# Templates change only with a deploy, which restarts the process: no stat() per render.
+templates.env.auto_reload = False
 
 
 # Messages shown after a redirect: the URL names one of these, so no state is kept anywhere
@@ -88,3 +92,32 @@ def render(
     ctx = template.new_context({"request": request, **context})
     html = "".join(template.blocks[block](ctx))
     return HTMLResponse(html, status_code=status_code)
+
+
+_pages: OrderedDict[Hashable, tuple[object, bytes]] = OrderedDict()
+PAGES_LIMIT = 2048
+
+
+def render_page(
+    request: Request, name: str, context: dict[str, Any], *, source: object, key: Hashable
+) -> HTMLResponse:
+    """Render a whole page made from `source` (an immutable read model), reusing the result.
+
+    The page is kept for its key, the address and who is asking (the header differs), for as
+    long as the content cache hands out the same `source` object: a new object after a
+    content change renders afresh. Pages with a query string (a flash message) are rendered
+    every time. Everything else a template shows must be in `key`.
+    """
+    if request.url.query:
+        return render(request, name, context)
+    viewer = getattr(request.state, "viewer", None)
+    full_key = (name, key, viewer, hasattr(request.state, "viewer"), request.url.path)
+    kept = _pages.get(full_key)
+    if kept is not None and kept[0] is source:
+        _pages.move_to_end(full_key)
+        return HTMLResponse(kept[1])
+    response = render(request, name, context)
+    _pages[full_key] = (source, bytes(response.body))
+    while len(_pages) > PAGES_LIMIT:
+        _pages.popitem(last=False)
+    return response

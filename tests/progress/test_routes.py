@@ -9,6 +9,12 @@ from app.progress.models import PracticeAnswer
 from tests.factories import choice_ids, count_rows, import_file, log_in, question_id
 
 
+def refuse_commit(conn) -> None:  # type: ignore[no-untyped-def]
+    """Fail a COMMIT the way a busy or broken database does: the transaction is rolled back."""
+    conn.connection.dbapi_connection.rollback()
+    raise OperationalError("COMMIT", {}, Exception("database is locked"))
+
+
 @pytest.fixture
 def ann(client, make_user):  # type: ignore[no-untyped-def]
     make_user("ann")
@@ -123,15 +129,12 @@ def test_a_failed_commit_shows_an_error_page_and_saves_nothing(app, ann, seeded)
     qid = question_id(seeded, "3")
     right, _ = choice_ids(seeded, "3")
 
-    def refuse(_conn) -> None:  # type: ignore[no-untyped-def]
-        raise OperationalError("COMMIT", {}, Exception("database is locked"))
-
-    event.listen(app.state.db.engine, "commit", refuse)
+    event.listen(app.state.db.engine, "commit", refuse_commit)
     try:
         response = ann.post(f"/questions/{qid}", data={"choice": str(right)})
         api = ann.post(f"/api/v1/questions/{qid}/check", json={"choice_ids": [right]})
     finally:
-        event.remove(app.state.db.engine, "commit", refuse)
+        event.remove(app.state.db.engine, "commit", refuse_commit)
     assert response.status_code == 503 and "nothing was saved" in response.text
     assert "Correct!" not in response.text
     assert response.headers["retry-after"]
@@ -142,16 +145,13 @@ def test_a_failed_commit_shows_an_error_page_and_saves_nothing(app, ann, seeded)
 def test_a_failed_commit_leaves_no_half_made_account(app, client, db):
     """Sign-up writes a user, a session and a counted attempt: all of them or none."""
 
-    def refuse(_conn) -> None:  # type: ignore[no-untyped-def]
-        raise OperationalError("COMMIT", {}, Exception("database is locked"))
-
-    event.listen(app.state.db.engine, "commit", refuse)
+    event.listen(app.state.db.engine, "commit", refuse_commit)
     try:
         response = client.post(
             "/signup", data={"username": "zed", "password": "a long and unusual passphrase"}
         )
     finally:
-        event.remove(app.state.db.engine, "commit", refuse)
+        event.remove(app.state.db.engine, "commit", refuse_commit)
     assert response.status_code == 503
     assert "studyhall_session" not in response.cookies
     assert count_rows(db, User) == count_rows(db, UserSession) == 0

@@ -1,0 +1,47 @@
+"""Whole pages kept per read model: each person still sees their own header and messages."""
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from tests.factories import import_file, log_in, question_id
+
+QA = "Kept — Questions and Answers\nQuestion 1: {stem}\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
+
+
+@pytest.fixture
+def cached_app(settings: Settings):  # type: ignore[no-untyped-def]
+    return create_app(settings.model_copy(update={"content_cache_seconds": 60}))
+
+
+def test_kept_pages_show_each_person_their_own_header(cached_app, db, make_user):
+    import_file(db, QA.format(stem="Kept stem?").encode(), "k.txt")
+    path = f"/questions/{question_id(db, '1', 'kept')}"
+    make_user("ann")
+    make_user("bob")
+    with TestClient(cached_app) as ann, TestClient(cached_app) as bob:
+        log_in(ann, "ann")
+        log_in(bob, "bob")
+        guest = TestClient(cached_app)
+        for _ in range(2):  # the second round is served from kept pages
+            for client, name in ((ann, ">ann</a>"), (bob, ">bob</a>"), (guest, ">Log in</a>")):
+                for page in (path, "/"):
+                    html = client.get(page).text
+                    assert name in html, (page, name)
+                    assert ">ann</a>" not in html or name == ">ann</a>"
+        assert "You are logged in." in ann.get("/?done=logged-in").text
+        guest.close()
+
+
+def test_a_kept_page_is_made_again_after_a_content_change(cached_app, db, monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr("app.web.cache.time.monotonic", lambda: now[0])
+    import_file(db, QA.format(stem="Before?").encode(), "k.txt")
+    path = f"/questions/{question_id(db, '1', 'kept')}"
+    with TestClient(cached_app) as client:
+        client.get(path)
+        assert "Before?" in client.get(path).text
+        import_file(db, QA.format(stem="After?").encode(), "k.txt")
+        now[0] += 1.1
+        assert "After?" in client.get(path).text
