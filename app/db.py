@@ -1,5 +1,6 @@
 """Database engine, sessions and SQLite tuning."""
 
+import sqlite3
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -9,8 +10,10 @@ from typing import Any
 
 from sqlalchemy import DateTime, Engine, MetaData, TypeDecorator, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+BUSY_TIMEOUT_S = 5.0  # how long a writer waits for SQLite's write lock before giving up
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -54,15 +57,22 @@ class FifoLock:
         self._waiters: deque[threading.Lock] = deque()
         self._held = False
 
-    def acquire(self) -> None:
+    def acquire(self, timeout: float = -1) -> bool:
+        """Wait for the lock (at most timeout seconds when given); tell whether it was got."""
         with self._mutex:
             if not self._held:
                 self._held = True
-                return
+                return True
             turn = threading.Lock()
             turn.acquire()
             self._waiters.append(turn)
-        turn.acquire()  # released by the holder, which hands the lock straight over
+        if turn.acquire(timeout=timeout):  # released by the holder, which hands the lock over
+            return True
+        with self._mutex:
+            if turn in self._waiters:  # still queued: give up the place
+                self._waiters.remove(turn)
+                return False
+        return True  # handed over just as the wait ran out: it is ours
 
     def release(self) -> None:
         with self._mutex:
@@ -89,7 +99,7 @@ def _tune_sqlite(engine: Engine) -> None:
         for pragma in (
             "journal_mode=WAL",
             "foreign_keys=ON",
-            "busy_timeout=5000",
+            f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}",
             "synchronous=NORMAL",
         ):
             cursor.execute(f"PRAGMA {pragma}")
@@ -101,7 +111,10 @@ def _tune_sqlite(engine: Engine) -> None:
         # the lock; writers therefore take the lock up front.
         mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
         if mode == "IMMEDIATE":
-            writers.acquire()
+            if not writers.acquire(timeout=BUSY_TIMEOUT_S):
+                raise OperationalError(
+                    "BEGIN IMMEDIATE", {}, sqlite3.OperationalError("database is locked")
+                )
             conn.info["holds_write_lock"] = True
         try:
             conn.exec_driver_sql(f"BEGIN {mode}")

@@ -73,3 +73,14 @@ def test_parallel_writers_in_one_process_never_see_database_is_locked(tmp_path):
     with db.session_scope() as session:
         assert session.scalar(select(func.count(PracticeAnswer.id))) == 200
     db.dispose()
+
+
+def test_a_writer_that_waits_too_long_gives_up_its_place():
+    lock, got = FifoLock(), []
+    lock.acquire()
+    waiter = threading.Thread(target=lambda: got.append(lock.acquire(timeout=0.05)))
+    waiter.start()
+    waiter.join(5)
+    assert got == [False]
+    lock.release()
+    assert lock.acquire(timeout=0.05)  # the queue is empty again: free at once

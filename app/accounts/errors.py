@@ -45,7 +45,6 @@ class RateLimited(AccountError):
             f"Too many attempts. Please try again in {minutes} {unit}.",
             headers={"retry-after": str(retry_after_s)},
         )
-        self.retry_after_s = retry_after_s
 
 
 class NotAuthenticated(AccountError):
@@ -59,7 +58,6 @@ class NotAuthenticated(AccountError):
             headers={"www-authenticate": "Bearer"},
             page_redirect=f"/login?{urlencode({'next': next_url})}",
         )
-        self.next_url = next_url
 
 
 class PermissionDenied(AccountError):

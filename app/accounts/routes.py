@@ -4,6 +4,7 @@ Every form follows POST/redirect/GET; the write session commits when a route ret
 the response goes out, and a route that refuses input rolls back what it had begun.
 """
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
@@ -25,7 +26,7 @@ from app.accounts.errors import AccountError, InvalidCredentials, InvalidInput, 
 from app.accounts.models import ROLES, ApiToken, User
 from app.accounts.service import Viewer
 from app.config import Settings
-from app.web.dependencies import SessionDep, WriteSessionDep
+from app.web.dependencies import SessionDep, WriteSessionDep, after_commit
 from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -62,10 +63,9 @@ def _cookie(request: Request, response: Response, name: str, value: str, **optio
 def _start(request: Request, session: Session, user: User, target: str) -> RedirectResponse:
     """Open a fresh session for user (ending the one this browser had) and go to target."""
     old = request.cookies.get(cookie_name(_settings(request)))
+    token = service.start_session(session, user, policy(_settings(request)), replacing=old)
     if old:
-        service.end_session(session, old)
-        _recent(request).forget(old)
-    token = service.start_session(session, user, policy(_settings(request)))
+        after_commit(session, partial(_recent(request).forget, old))
     response = RedirectResponse(target, status_code=303)
     max_age = _settings(request).session_max_days * 86400
     _cookie(request, response, cookie_name(_settings(request)), token, max_age=max_age, path="/")
@@ -161,7 +161,7 @@ def logout(request: Request, session: WriteSessionDep) -> Response:
     """End this session."""
     if token := request.cookies.get(cookie_name(_settings(request))):
         service.end_session(session, token)
-        _recent(request).forget(token)
+        after_commit(session, partial(_recent(request).forget, token))
     return _logged_out(request, "/?done=logged-out")
 
 
@@ -214,7 +214,7 @@ def change_password(
         field = getattr(exc, "field", None) or ""
         field = "new_password" if field == "password" else field
         return _account_error(request, session, viewer, exc, "password", field)
-    _recent(request).forget_user(viewer.id)
+    after_commit(session, partial(_recent(request).forget_user, viewer.id))
     return _start(request, session, user, "/account?done=password-changed")
 
 
@@ -230,7 +230,7 @@ def delete_account(
         service.delete_account(session, viewer, delete_password)
     except AccountError as exc:
         return _account_error(request, session, viewer, exc, "delete", "delete_password")
-    _recent(request).forget_user(viewer.id)
+    after_commit(session, partial(_recent(request).forget_user, viewer.id))
     return _logged_out(request, "/?done=account-deleted")
 
 
@@ -258,7 +258,7 @@ def revoke_token(
 ) -> Response:
     """Revoke one of my API tokens."""
     service.revoke_api_token(session, token)
-    _recent(request).forget_user(token.user_id)
+    after_commit(session, partial(_recent(request).forget_user, token.user_id))
     return RedirectResponse("/account?done=token-revoked", status_code=303)
 
 
@@ -275,10 +275,11 @@ def set_role(
 ) -> Response:
     """Change someone's role (admins only)."""
     try:
-        service.set_role(session, viewer, username, role)
+        changed = service.set_role(session, viewer, username, role)
     except AccountError as exc:
         session.rollback()
         users = service.list_users(session)
         context = {"users": users, "roles": ROLES, "error": exc.message}
         return render(request, "accounts/admin_users.html", context, status_code=exc.status_code)
+    after_commit(session, partial(_recent(request).forget_user, changed.id))
     return RedirectResponse("/admin/users?done=role-changed", status_code=303)

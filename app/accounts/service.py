@@ -176,8 +176,15 @@ def _lock(session: Session, key: str) -> None:
         session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": key})
 
 
-def start_session(session: Session, user: User, policy: Policy) -> str:
-    """Open a new session for user (a fresh id on every log-in) and return its token."""
+def start_session(
+    session: Session, user: User, policy: Policy, replacing: str | None = None
+) -> str:
+    """Open a new session for user (a fresh id on every log-in) and return its token.
+
+    `replacing` is the token this browser had, which ends (no fixation of an old id).
+    """
+    if replacing:
+        end_session(session, replacing)
     now = utcnow()
     session.execute(
         delete(UserSession).where(

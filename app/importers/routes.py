@@ -51,5 +51,6 @@ def import_post(
             format or None,
         )
     except ImportRefused as exc:
+        session.rollback()  # a refusal while loading may follow writes: keep none of them
         return _page(request, 422, refused=exc)
     return _page(request, report=report)

@@ -75,7 +75,7 @@ class ContentCache:
         except Exception as exc:  # a failed check is retried at the next one
             log.warning("content version check failed: %s", exc)
             return
-        if self._version is not None and version != self._version:
+        if version != self._version:  # the first read too: a load may predate it
             self.clear()
         self._version = version
 

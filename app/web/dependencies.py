@@ -7,7 +7,7 @@ in a single trip to the thread pool. Services never commit.
 """
 
 from collections.abc import Callable, Iterator
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from anyio.from_thread import run_sync as on_event_loop
 from fastapi import Depends, Request
@@ -37,6 +37,16 @@ def get_write_session(request: Request) -> Iterator[Session]:
         session.commit()
         if session.info.pop("content_changed", False):
             on_event_loop(request.app.state.cache.clear)
+        for callback in session.info.pop("after_commit", []):
+            on_event_loop(callback)
+
+
+def after_commit(session: Session, callback: Callable[[], object]) -> None:
+    """Run callback on the event loop once the session's transaction is committed.
+
+    For state of the worker's own (caches) that must follow what the database now holds.
+    """
+    session.info.setdefault("after_commit", []).append(callback)
 
 
 class UnitOfWork:
@@ -48,16 +58,18 @@ class UnitOfWork:
 
     async def run(self, work: Callable[[Session], T]) -> T:
         """Run work(session) and commit, off the event loop; the result once it is durable."""
-        result, content_changed = await run_in_threadpool(self._run, work)
-        if content_changed:
+        result, info = await run_in_threadpool(self._run, work)
+        if info.get("content_changed"):
             self._cache.clear()
+        for callback in info.get("after_commit", []):
+            callback()
         return result
 
-    def _run(self, work: Callable[[Session], T]) -> tuple[T, bool]:
+    def _run(self, work: Callable[[Session], T]) -> tuple[T, dict[str, Any]]:
         with self._sessions() as session:
             result = work(session)
             session.commit()
-            return result, bool(session.info.pop("content_changed", False))
+            return result, dict(session.info)
 
 
 def unit_of_work(request: Request, *, write: bool = True) -> UnitOfWork:

@@ -12,6 +12,7 @@ from app.errors import DomainError, Unavailable
 from app.web.templating import render
 
 log = logging.getLogger("studyhall")
+SQLITE_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED: another writer holds the database
 
 TITLES = {
     400: "That request did not make sense",
@@ -94,7 +95,8 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _database_error(request: Request, exc: Exception) -> Response:
     """A locked or unreachable database: nothing was saved, and trying again may work."""
-    if "no such" in str(exc):  # SQLite's missing table or column: a broken set-up, not busy
+    code = getattr(getattr(exc, "orig", None), "sqlite_errorcode", None)
+    if code is not None and code not in SQLITE_BUSY_CODES:  # e.g. no such table: a broken set-up
         return await _server_error(request, exc)
     log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
     busy = Unavailable(

@@ -95,7 +95,7 @@ def render(
 
 
 _pages: OrderedDict[Hashable, tuple[object, bytes]] = OrderedDict()
-PAGES_LIMIT = 2048
+PAGES_LIMIT = 512
 
 
 def render_page(

@@ -94,3 +94,20 @@ def test_the_service_checks_the_role_too(db):
     with pytest.raises(PermissionDenied):
         import_upload(db, Viewer(1, "reader", "learner"), QA.encode(), "x.txt", 10_000, 0.12)
     assert _questions(db) == 0
+
+
+def test_a_refusal_while_loading_keeps_nothing_it_had_written(user_client, db):
+    """The catalog's new topic is written before its unknown note is found: neither stays."""
+    from app.content.models import ContentVersion, Topic
+    from tests.factories import count_rows
+
+    client = user_client("writer", role="author")
+    catalog = (
+        'format = "studyhall.catalog/1"\n\n[[topics]]\nslug = "new-topic"\ntitle = "New"\n\n'
+        '[notes."no-such-note"]\ntopic = "new-topic"\n'
+    )
+    response = _upload(client, catalog.encode(), "c.toml")
+    assert response.status_code == 422 and "no note" in response.text
+    assert count_rows(db, Topic) == 0
+    with db.session_scope() as session:
+        assert (session.scalar(select(ContentVersion.version)) or 0) == 0
