@@ -27,6 +27,7 @@ from app.web.cache import ContentCache
 from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
 from app.web.headers import HeadAsGet, SecurityHeaders
+from app.web.limits import InputGuard
 from app.web.schemas import HealthOut
 from app.web.static import mount_static
 from app.web.templating import bind_routes
@@ -62,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.load_viewer = load_viewer  # error pages show who is logged in
     app.state.recent_viewers = RecentViewers()
     app.add_middleware(CrossOriginProtection)
+    app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)

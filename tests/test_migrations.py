@@ -59,3 +59,28 @@ def test_upgrade_builds_every_table_and_downgrade_removes_them(empty_url):
 def test_models_and_migrations_do_not_drift(empty_url):
     upgrade(empty_url)
     command.check(alembic_config(empty_url))  # raises when autogenerate would find changes
+
+
+def test_tokens_made_before_expiry_existed_expire_90_days_after_creation(empty_url):
+    upgrade(empty_url, "0003")
+    engine = create_engine(empty_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO user_account (id, username, password_hash, role, created_at) "
+                    "VALUES (1, 'ann', 'x', 'learner', '2026-01-01 00:00:00+00:00')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO api_token (id, user_id, name, token_hash, hint, created_at) "
+                    "VALUES (1, 1, 'old', 'h', 'abcd', '2026-01-01 00:00:00+00:00')"
+                )
+            )
+        upgrade(empty_url)
+        with engine.connect() as conn:
+            expires = conn.execute(text("SELECT expires_at FROM api_token")).scalar_one()
+        assert str(expires).startswith("2026-04-01")
+    finally:
+        engine.dispose()

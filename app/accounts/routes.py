@@ -26,6 +26,7 @@ from app.accounts.errors import AccountError, InvalidCredentials, InvalidInput, 
 from app.accounts.models import ROLES, ApiToken, User
 from app.accounts.service import Viewer
 from app.config import Settings
+from app.db import utcnow
 from app.web.dependencies import SessionDep, WriteSessionDep, after_commit
 from app.web.templating import render
 
@@ -168,10 +169,13 @@ def logout(request: Request, session: WriteSessionDep) -> Response:
 def _account_page(
     request: Request, session: Session, viewer: Viewer, status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
-    tokens = service.list_api_tokens(session, viewer)
-    return render(
-        request, "accounts/account.html", {"tokens": tokens, **extra}, status_code=status_code
-    )
+    context = {
+        "tokens": service.list_api_tokens(session, viewer),
+        "token_lifetimes": service.TOKEN_LIFETIMES,
+        "now": utcnow(),
+        **extra,
+    }
+    return render(request, "accounts/account.html", context, status_code=status_code)
 
 
 def _account_error(
@@ -236,11 +240,16 @@ def delete_account(
 
 @router.post("/account/tokens", name="create_token")
 def create_token(
-    request: Request, viewer: RequiredViewer, session: WriteSessionDep, name: FormText = ""
+    request: Request,
+    viewer: RequiredViewer,
+    session: WriteSessionDep,
+    name: FormText = "",
+    days: FormText = "90",
 ) -> Response:
     """Create a personal API token, then show it once on the account page."""
     try:
-        row, token = service.create_api_token(session, viewer, name)
+        lifetime = int(days) if days.isdigit() and len(days) < 5 else 0
+        row, token = service.create_api_token(session, viewer, name, lifetime)
     except AccountError as exc:
         return _account_error(request, session, viewer, exc, "token", "name")
     response = RedirectResponse("/account?done=token-created", status_code=303)

@@ -27,6 +27,7 @@ from app.db import utcnow
 
 USERNAME = re.compile(r"^[a-z0-9][a-z0-9._-]{2,31}$")
 TOKEN_PREFIX = "shpat_"
+TOKEN_LIFETIMES = (30, 90, 365)  # days a new API token may live
 # Visits are written at most once a minute per session or token, in a short transaction of
 # their own: a write on every page would queue every reader behind SQLite's write lock.
 SEEN_REFRESH = timedelta(minutes=1)
@@ -245,13 +246,21 @@ def get_user(session: Session, user_id: int) -> User:
 
 
 def change_password(session: Session, actor: Viewer, current: str, new: str) -> User:
-    """Replace the password and end every session of the user (the caller opens a new one)."""
+    """Replace the password, end every session and revoke every API token of the user.
+
+    A stolen password or token stops working; the caller opens a fresh session.
+    """
     user = get_user(session, actor.id)
     if not verify_password(user.password_hash, current):
         raise InvalidInput("current_password", "Your current password is not right.")
     check_new_password(new, user.username)
     user.password_hash = hash_password(new)
     session.execute(delete(UserSession).where(UserSession.user_id == user.id))
+    session.execute(
+        update(ApiToken)
+        .where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
     return user
 
 
@@ -288,13 +297,27 @@ def _admin_count(session: Session) -> int:
     return len(session.scalars(select(User.id).where(User.role == "admin").with_for_update()).all())
 
 
-def create_api_token(session: Session, actor: Viewer, name: str) -> tuple[ApiToken, str]:
-    """Create a personal API token; the token itself is returned once and never stored."""
+def create_api_token(
+    session: Session, actor: Viewer, name: str, days: int = 90
+) -> tuple[ApiToken, str]:
+    """Create a personal API token that expires after days; the token is returned only once."""
     label = " ".join(name.split())
+    errors = {}
     if not 1 <= len(label) <= 60:
-        raise InvalidInput("name", "Give the token a name of 1 to 60 characters.")
+        errors["name"] = "Give the token a name of 1 to 60 characters."
+    if days not in TOKEN_LIFETIMES:
+        errors["days"] = f"Choose a lifetime of {', '.join(map(str, TOKEN_LIFETIMES))} days."
+    if errors:
+        raise InvalidInput.of(errors)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    row = ApiToken(user_id=actor.id, name=label, token_hash=hash_token(token), hint=token[-4:])
+    expires = utcnow() + timedelta(days=days)
+    row = ApiToken(
+        user_id=actor.id,
+        name=label,
+        token_hash=hash_token(token),
+        hint=token[-4:],
+        expires_at=expires,
+    )
     session.add(row)
     session.flush()
     return row, token
@@ -334,7 +357,11 @@ def token_viewer(session: Session, token: str) -> tuple[Viewer | None, bool]:
     row = session.execute(
         select(ApiToken.last_used_at, User)
         .join(User, ApiToken.user_id == User.id)
-        .where(ApiToken.token_hash == hash_token(token), ApiToken.revoked_at.is_(None))
+        .where(
+            ApiToken.token_hash == hash_token(token),
+            ApiToken.revoked_at.is_(None),
+            ApiToken.expires_at > utcnow(),
+        )
     ).first()
     if row is None:
         return None, False

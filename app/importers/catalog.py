@@ -13,6 +13,7 @@ from typing import Any
 
 from app.content.bundle import Bundle, Placement, Report, TopicData
 from app.importers.errors import ImportRefused
+from app.importers.text import refuse_control_characters
 
 FORMAT = "studyhall.catalog/1"
 _KINDS = {"question_sets": "question_set", "questions": "question", "notes": "note"}
@@ -25,6 +26,7 @@ def looks_like(text: str) -> bool:
 
 def parse(text: str, file: str) -> tuple[Bundle, Report]:
     """Parse a catalog into topics and placements."""
+    refuse_control_characters(text, file)
     report = Report(file=file, format="catalog")
     try:
         data = tomllib.loads(text)

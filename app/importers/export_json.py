@@ -17,6 +17,7 @@ from app.content.bundle import (
 )
 from app.content.export import FORMAT
 from app.importers.errors import ImportRefused
+from app.importers.text import refuse_control_characters
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=120)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
@@ -81,6 +82,7 @@ def looks_like(text: str) -> bool:
 
 def parse(text: str, file: str) -> tuple[Bundle, Report]:
     """Parse a JSON export into a bundle."""
+    refuse_control_characters(text, file)
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -112,9 +114,17 @@ def _bundle(doc: _Export, text: str, file: str) -> Bundle:
             raise ImportRefused(
                 file, line, f"question {question.id!r} names an unknown set {question.set!r}"
             )
+        key = question.id.removeprefix(f"{question.set}/")
+        if "/" in key or not key:
+            raise ImportRefused(
+                file,
+                line,
+                f"question id {question.id!r} must be {question.set!r}, a '/' and a key "
+                "without '/'",
+            )
         sets[question.set].questions.append(
             QuestionData(
-                key=question.id.removeprefix(f"{question.set}/"),
+                key=key,
                 stem=question.stem,
                 choices=[ChoiceData(c.text, c.correct) for c in question.choices],
                 explanation=question.explanation,

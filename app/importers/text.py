@@ -10,6 +10,8 @@ _LONE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _ENTITY = re.compile(r"&(?=#?[0-9A-Za-z]+;)")
 _BLOCK_START = re.compile(r"[-+#>~]")  # list, heading, quote, break or fence openers
 _NUMBERED = re.compile(r"(\d+)([.)])(?=\s|$)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ESCAPED_CONTROL = re.compile(r"(?<!\\)\\u00(?:0[0-8bcef]|1[0-9a-fA-F]|7[fF])")
 
 
 def decode(data: bytes, file: str) -> str:
@@ -26,7 +28,22 @@ def decode(data: bytes, file: str) -> str:
         ) from None
     if not text.strip():
         raise ImportRefused(file, 1, "the file is empty")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    refuse_control_characters(text, file, _CONTROL)
+    return text
+
+
+def refuse_control_characters(text: str, file: str, pattern: re.Pattern[str] | None = None) -> None:
+    """Refuse control characters (other than tab and line ends) with the line they are on.
+
+    Without a pattern, escapes that would make one (JSON's and TOML's \\u0000) are looked for.
+    """
+    match = (pattern or _ESCAPED_CONTROL).search(text)
+    if match:
+        line = text.count("\n", 0, match.start()) + 1
+        raise ImportRefused(
+            file, line, "a control character (such as NUL) is not allowed in content"
+        )
 
 
 def plain_to_markdown(text: str) -> str:

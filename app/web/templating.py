@@ -58,7 +58,9 @@ FLASH = {
     "signed-up": "Welcome! Your account is ready and you are logged in.",
     "logged-in": "You are logged in.",
     "logged-out": "You are logged out.",
-    "password-changed": "Your password was changed. Other devices were logged out.",
+    "password-changed": (
+        "Your password was changed. Other devices were logged out and your API tokens were revoked."
+    ),
     "account-deleted": "Your account and everything in it were deleted.",
     "token-revoked": "The token was revoked; scripts using it can no longer sign in.",
     "token-created": "The token was created.",

@@ -328,3 +328,46 @@ def test_token_use_is_recorded_at_most_once_a_minute(app, client, make_user, db)
     client.get("/api/v1/me", headers=bearer)
     assert last_used() > first - timedelta(minutes=1)
     assert "last used " + first.strftime("%Y-%m-%d") in client.get("/account").text
+
+
+def _token(client: TestClient, days: str = "90") -> str:
+    page = client.post("/account/tokens", data={"name": "script", "days": days}).text
+    return re.search(r'id="new-token">([^<]+)<', page)[1]  # type: ignore[index]
+
+
+def test_tokens_expire_after_the_lifetime_chosen(client, make_user, db):
+    make_user("ann")
+    log_in(client, "ann")
+    token = _token(client, "30")
+    with db.session_scope() as session:
+        row = session.scalars(select(ApiToken)).one()
+        assert timedelta(days=29, hours=23) < row.expires_at - row.created_at <= timedelta(days=30)
+    assert "expires " + row.expires_at.strftime("%Y-%m-%d") in client.get("/account").text
+    with db.session_scope(write=True) as session:
+        session.execute(update(ApiToken).values(expires_at=utcnow() - timedelta(seconds=1)))
+    client.app.state.recent_viewers.forget(token)  # type: ignore[attr-defined]
+    response = client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 401
+    assert ">expired<" in client.get("/account").text.replace("\n", "").replace(" ", "")
+
+
+@pytest.mark.parametrize("days", ["7", "abc", "99999999999"])
+def test_only_the_offered_lifetimes_are_accepted(client, make_user, db, days):
+    make_user("ann")
+    log_in(client, "ann")
+    response = client.post("/account/tokens", data={"name": "script", "days": days})
+    assert response.status_code == 422 and "Choose a lifetime of 30, 90, 365 days" in response.text
+    assert count_rows(db, ApiToken) == 0
+
+
+def test_a_password_change_revokes_every_api_token(client, make_user, db):
+    make_user("ann")
+    log_in(client, "ann")
+    token = _token(client)
+    page = client.post(
+        "/account/password",
+        data={"current_password": PASSWORD, "new_password": "a brand new passphrase"},
+    )
+    assert "your API tokens were revoked" in page.text
+    response = client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 401

@@ -48,7 +48,9 @@ PHONE = {"width": 390, "height": 844}
 WRONG_CREDENTIALS = "Wrong username or password."
 SIGNED_UP = "Welcome! Your account is ready and you are logged in."
 LOGGED_OUT = "You are logged out."
-PASSWORD_CHANGED = "Your password was changed. Other devices were logged out."
+PASSWORD_CHANGED = (
+    "Your password was changed. Other devices were logged out and your API tokens were revoked."
+)
 ACCOUNT_DELETED = "Your account and everything in it were deleted."
 TOKEN_REVOKED = "The token was revoked; scripts using it can no longer sign in."
 ROLE_CHANGED = "The role was changed."

@@ -1,0 +1,108 @@
+"""Refuse, before any route runs, what no page or API call accepts.
+
+- Control characters (C0, except tab, line feed and carriage return) in the address or in a
+  form: PostgreSQL cannot store NUL, and no name, title or answer needs them. An address
+  holding them points to nothing (404); a form gets 422.
+- Bodies over the limit: 413 from `Content-Length` before anything is read, or as soon as a
+  chunked body passes the limit. Uploads (multipart) may be as large as
+  STUDYHALL_MAX_UPLOAD_BYTES allows; every other body 1 MB.
+"""
+
+import re
+from urllib.parse import unquote_plus, unquote_to_bytes
+
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+API_BODY_BYTES = 1_000_000
+MULTIPART_OVERHEAD = 64_000  # boundaries and part headers around an uploaded file
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_BAD_INPUT = (
+    "Some of that input holds control characters (such as NUL), which nothing here accepts."
+)
+
+
+def has_control_characters(text: str) -> bool:
+    """Tell whether text holds a control character no input may carry."""
+    return _CONTROL.search(text) is not None
+
+
+class InputGuard:
+    def __init__(self, app: ASGIApp, max_upload_bytes: int) -> None:
+        self.app = app
+        self.max_upload_bytes = max_upload_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        address = unquote_to_bytes(scope.get("raw_path") or b"").decode("utf-8", "replace")
+        query = unquote_plus(scope.get("query_string", b"").decode("latin-1"))
+        if has_control_characters(address) or has_control_characters(query):
+            await _refuse(scope, receive, send, 404, "We could not find that page.")
+            return
+        headers = Headers(scope=scope)
+        content_type = headers.get("content-type", "")
+        limit = self._limit(content_type)
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await _refuse(scope, receive, send, 413, _too_large(limit))
+            return
+        if scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        body = await _read(receive, limit)
+        if body is None:
+            await _refuse(scope, receive, send, 413, _too_large(limit))
+            return
+        if content_type.startswith("application/x-www-form-urlencoded"):
+            if has_control_characters(unquote_plus(body.decode("latin-1"))):
+                await _refuse(scope, receive, send, 422, _BAD_INPUT)
+                return
+        await self.app(scope, _replay(body, receive), send)
+
+    def _limit(self, content_type: str) -> int:
+        if content_type.startswith("multipart/form-data"):
+            return self.max_upload_bytes + MULTIPART_OVERHEAD
+        return API_BODY_BYTES
+
+
+async def _read(receive: Receive, limit: int) -> bytes | None:
+    """Read the whole body, or None as soon as it passes limit."""
+    chunks, size, more = [], 0, True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()  # e.g. a disconnect while the app streams its answer
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
+def _too_large(limit: int) -> str:
+    return f"That is too large: at most {limit:,} bytes are accepted here."
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, message: str) -> None:
+    from app.web.errors import error_response
+
+    response = await error_response(Request(scope), status, message)
+    await response(scope, receive, send)
