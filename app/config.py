@@ -56,7 +56,9 @@ class Settings(BaseSettings):
         default=30, ge=1, description="Log out this long after logging in, whatever happens."
     )
     login_limit_per_account: int = Field(
-        default=5, ge=1, description="Failed log-ins allowed per account in the window."
+        default=5,
+        ge=1,
+        description="Failed log-ins allowed per account and address in the window.",
     )
     login_limit_per_address: int = Field(
         default=20, ge=1, description="Failed log-ins and sign-ups allowed per client address."

@@ -27,6 +27,7 @@ from app.db import utcnow
 
 USERNAME = re.compile(r"^[a-z0-9][a-z0-9._-]{2,31}$")
 TOKEN_PREFIX = "shpat_"
+MAX_ACCOUNT_WAIT = timedelta(seconds=60)  # the longest failures elsewhere make an owner wait
 TOKEN_LIFETIMES = (30, 90, 365)  # days a new API token may live
 # Visits are written at most once a minute per session or token, in a short transaction of
 # their own: a write on every page would queue every reader behind SQLite's write lock.
@@ -139,23 +140,48 @@ def count_signup_attempt(session: Session, address: str) -> None:
 
 
 def log_in(session: Session, username: str, password: str, address: str, policy: Policy) -> User:
-    """Check credentials under per-account and per-address limits; count failures."""
+    """Check credentials under the log-in limits; count failures.
+
+    An address that fails `per_account` times on one account waits out the window, and one
+    that fails `per_address` times on any accounts too. Failures from everywhere else only
+    slow the account down (doubling waits, at most `MAX_ACCOUNT_WAIT`), so strangers cannot
+    lock the owner out.
+    """
     now = utcnow()
+    name = username.strip().lower()[:64]
     keys = {
-        f"login-account:{username.strip().lower()[:64]}": policy.per_account,
+        f"login-account-address:{name}:{address}": policy.per_account,
         f"login-address:{address}": policy.per_address,
     }
+    account_key = f"login-account:{name}"
     for key, limit in sorted(keys.items()):  # one order everywhere, so locks cannot deadlock
         _check_limit(session, key, limit, policy.window, now)
+    _check_slowdown(session, account_key, policy, now)
     user = _find_user(session, username)
     if not verify_password(user.password_hash if user else None, password) or user is None:
-        for key in keys:
+        for key in (*keys, account_key):
             session.add(RateLimitEvent(key=key, created_at=now))
         session.flush()
         raise InvalidCredentials()
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
     return user
+
+
+def _check_slowdown(session: Session, key: str, policy: Policy, now: datetime) -> None:
+    """Make attempts on an account wait longer after each failure past the limit."""
+    _lock(session, key)
+    times = session.scalars(
+        select(RateLimitEvent.created_at)
+        .where(RateLimitEvent.key == key, RateLimitEvent.created_at > now - policy.window)
+        .order_by(RateLimitEvent.created_at.desc())
+    ).all()
+    extra = len(times) - policy.per_account
+    if extra < 0:
+        return
+    wait = min(timedelta(seconds=2**extra), MAX_ACCOUNT_WAIT)
+    if now < times[0] + wait:
+        raise RateLimited(int((times[0] + wait - now).total_seconds()) + 1)
 
 
 def _check_limit(session: Session, key: str, limit: int, window: timedelta, now: datetime) -> None:

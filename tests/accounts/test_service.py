@@ -73,3 +73,62 @@ def test_two_admins_demoting_each_other_at_once_leave_one_admin(db, make_user):
     assert outcomes == ["done", "refused"]
     with db.session_scope() as session:
         assert session.scalar(select(func.count()).where(User.role == "admin")) == 1
+
+
+def _attempt(db, password: str, address: str, policy: Policy) -> str:  # type: ignore[no-untyped-def]
+    with db.session_scope(write=True) as session:
+        try:
+            service.log_in(session, "ann", password, address, policy)
+        except InvalidCredentials:
+            session.commit()
+            return "wrong"
+        except RateLimited as exc:
+            return f"wait {exc.headers['retry-after']}"
+    return "in"
+
+
+def _age_failures(db, seconds: int) -> None:  # type: ignore[no-untyped-def]
+    """Move every counted failure `seconds` into the past."""
+    from datetime import timedelta
+
+    from sqlalchemy import select
+
+    from app.accounts.models import RateLimitEvent
+
+    with db.session_scope(write=True) as session:
+        for event in session.scalars(select(RateLimitEvent)):
+            event.created_at -= timedelta(seconds=seconds)
+
+
+def test_strangers_failing_from_many_addresses_only_slow_the_owner_down(db, make_user):
+    make_user("ann")
+    policy = Policy(per_account=5, per_address=20)
+    for n in range(5):
+        assert _attempt(db, "wrong password", f"203.0.113.{n}", policy) == "wrong"
+    # The owner, from an address of their own, waits a moment rather than 15 minutes.
+    assert _attempt(db, PASSWORD, "198.51.100.7", policy) in ("wait 1", "wait 2")
+    _age_failures(db, 2)
+    assert _attempt(db, PASSWORD, "198.51.100.7", policy) == "in"
+
+
+def test_the_wait_doubles_with_each_failure_and_stops_at_a_minute(db, make_user):
+    make_user("ann")
+    policy = Policy(per_account=2, per_address=100)
+    waits = []
+    for n in range(10):
+        outcome = _attempt(db, "wrong password", f"203.0.113.{n}", policy)
+        if outcome.startswith("wait"):
+            waits.append(int(outcome.split()[1]))
+            _age_failures(db, waits[-1])
+            assert _attempt(db, "wrong password", f"203.0.113.{n}", policy) == "wrong"
+    assert waits[:4] == [1, 2, 4, 8] and max(waits) == 60
+
+
+def test_one_address_guessing_one_account_waits_out_the_window(db, make_user):
+    make_user("ann")
+    policy = Policy(per_account=3, per_address=100)
+    for _ in range(3):
+        assert _attempt(db, "wrong password", "203.0.113.9", policy) == "wrong"
+        _age_failures(db, 120)  # past any slowdown: only the per-address count is left
+    assert _attempt(db, PASSWORD, "203.0.113.9", policy).startswith("wait")
+    assert _attempt(db, PASSWORD, "198.51.100.7", policy) == "in"
