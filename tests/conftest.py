@@ -54,6 +54,8 @@ def db_url(_migrated_template: str, tmp_path: Path) -> Iterator[str]:
         tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
         with engine.begin() as conn:
             conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+            # the row the migration made, as on a freshly migrated database
+            conn.execute(text("INSERT INTO content_version (id, version) VALUES (1, 0)"))
         engine.dispose()
         yield _migrated_template
     else:

@@ -139,17 +139,19 @@ def login_page(request: Request, viewer: CurrentViewer, next: str = "/") -> Resp
 @router.post("/login", name="login_post")
 def login(
     request: Request,
+    reading: SessionDep,
     session: WriteSessionDep,
     username: FormText = "",
     password: FormText = "",
     next: FormText = "/",
 ) -> Response:
-    """Check the credentials and start a fresh session."""
+    """Check the credentials (hashing before the write lock) and start a fresh session."""
     values = {"username": username[:64], "next": safe_next(next)}
+    rules, address = policy(_settings(request)), _client(request)
     try:
-        user = service.log_in(
-            session, username, password, _client(request), policy(_settings(request))
-        )
+        verified = service.verify_credentials(reading, username, password, address, rules)
+        reading.close()
+        user = service.log_in_verified(session, username, password, address, rules, verified)
     except (InvalidCredentials, RateLimited) as exc:
         if isinstance(exc, RateLimited):
             session.rollback()  # a counted failure (InvalidCredentials) is kept

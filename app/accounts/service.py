@@ -139,27 +139,72 @@ def count_signup_attempt(session: Session, address: str) -> None:
     session.flush()
 
 
+@dataclass(frozen=True)
+class Verified:
+    """A password found right for an account (which hash it matched), checked before any lock."""
+
+    user_id: int
+    password_hash: str
+
+
+def verify_credentials(
+    session: Session, username: str, password: str, address: str, policy: Policy
+) -> Verified | None:
+    """Check a password in a read transaction, after the limits (so a limited guess costs no hash).
+
+    Hashing takes tens of milliseconds: done here, it never holds SQLite's write lock.
+    """
+    now = utcnow()
+    for key, limit in _log_in_keys(username, address, policy).items():
+        _count_limit(session, key, limit, policy.window, now)
+    _slowdown(session, _account_key(username), policy, now)
+    user = _find_user(session, username)
+    if not verify_password(user.password_hash if user else None, password) or user is None:
+        return None
+    return Verified(user.id, user.password_hash)
+
+
 def log_in(session: Session, username: str, password: str, address: str, policy: Policy) -> User:
-    """Check credentials under the log-in limits; count failures.
+    """Log in under the limits, checking the password here (in the write transaction)."""
+    return _log_in(session, username, password, address, policy, None)
+
+
+def log_in_verified(
+    session: Session,
+    username: str,
+    password: str,
+    address: str,
+    policy: Policy,
+    verified: Verified | None,
+) -> User:
+    """Log in under the limits with a password `verify_credentials` checked beforehand."""
+    return _log_in(session, username, password, address, policy, verified or False)
+
+
+def _log_in(
+    session: Session,
+    username: str,
+    password: str,
+    address: str,
+    policy: Policy,
+    verified: Verified | bool | None,
+) -> User:
+    """Log in, counting failures; the limits are checked again under the lock.
 
     An address that fails `per_account` times on one account waits out the window, and one
     that fails `per_address` times on any accounts too. Failures from everywhere else only
     slow the account down (doubling waits, at most `MAX_ACCOUNT_WAIT`), so strangers cannot
-    lock the owner out.
+    lock the owner out. `verified` None means: check the password here.
     """
     now = utcnow()
-    name = username.strip().lower()[:64]
-    keys = {
-        f"login-account-address:{name}:{address}": policy.per_account,
-        f"login-address:{address}": policy.per_address,
-    }
-    account_key = f"login-account:{name}"
+    keys = _log_in_keys(username, address, policy)
     for key, limit in sorted(keys.items()):  # one order everywhere, so locks cannot deadlock
         _check_limit(session, key, limit, policy.window, now)
-    _check_slowdown(session, account_key, policy, now)
+    _lock(session, _account_key(username))
+    _slowdown(session, _account_key(username), policy, now)
     user = _find_user(session, username)
-    if not verify_password(user.password_hash if user else None, password) or user is None:
-        for key in (*keys, account_key):
+    if not _password_right(user, password, verified) or user is None:
+        for key in (*keys, _account_key(username)):
             session.add(RateLimitEvent(key=key, created_at=now))
         session.flush()
         raise InvalidCredentials()
@@ -168,9 +213,29 @@ def log_in(session: Session, username: str, password: str, address: str, policy:
     return user
 
 
-def _check_slowdown(session: Session, key: str, policy: Policy, now: datetime) -> None:
+def _password_right(user: User | None, password: str, verified: Verified | bool | None) -> bool:
+    if verified is None:  # an unknown user costs a hash too, so answers take the same time
+        return verify_password(user.password_hash if user else None, password)
+    if not isinstance(verified, Verified) or user is None:
+        return False
+    # The hash must be the one verified: a password changed meanwhile does not count.
+    return (verified.user_id, verified.password_hash) == (user.id, user.password_hash)
+
+
+def _account_key(username: str) -> str:
+    return f"login-account:{username.strip().lower()[:64]}"
+
+
+def _log_in_keys(username: str, address: str, policy: Policy) -> dict[str, int]:
+    name = username.strip().lower()[:64]
+    return {
+        f"login-account-address:{name}:{address}": policy.per_account,
+        f"login-address:{address}": policy.per_address,
+    }
+
+
+def _slowdown(session: Session, key: str, policy: Policy, now: datetime) -> None:
     """Make attempts on an account wait longer after each failure past the limit."""
-    _lock(session, key)
     times = session.scalars(
         select(RateLimitEvent.created_at)
         .where(RateLimitEvent.key == key, RateLimitEvent.created_at > now - policy.window)
@@ -186,6 +251,10 @@ def _check_slowdown(session: Session, key: str, policy: Policy, now: datetime) -
 
 def _check_limit(session: Session, key: str, limit: int, window: timedelta, now: datetime) -> None:
     _lock(session, key)
+    _count_limit(session, key, limit, window, now)
+
+
+def _count_limit(session: Session, key: str, limit: int, window: timedelta, now: datetime) -> None:
     times = session.scalars(
         select(RateLimitEvent.created_at)
         .where(RateLimitEvent.key == key, RateLimitEvent.created_at > now - window)

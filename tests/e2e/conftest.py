@@ -8,12 +8,7 @@ STUDYHALL_REQUIRE_E2E=1 (CI), where the missing browser is an error.
 
 import os
 import secrets
-import socket
 import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +17,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.support import Account, new_password, unique_username
+from tests.servers import run_studyhall, server_env, serving, studyhall_command
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 E2E_DIR = Path(__file__).resolve().parent
@@ -36,8 +32,6 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 SCREENSHOT_DIR = PROJECT_ROOT / "docs" / "screenshots"
-STARTUP_TIMEOUT = 20.0
-COMMAND_TIMEOUT = 120.0
 
 
 # --- collection: mark, skip or fail -------------------------------------------------------
@@ -142,100 +136,6 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         admin.dispose()
 
 
-def _studyhall_command() -> list[str]:
-    """The `studyhall` script of the running interpreter's environment."""
-    script = Path(sys.executable).parent / "studyhall"
-    if script.is_file():
-        return [str(script)]
-    return [sys.executable, "-c", "from app.cli import main; main()"]
-
-
-def _server_env(database_url: str) -> dict[str, str]:
-    # A developer's own STUDYHALL_* settings must not leak into the test server.
-    env = {key: value for key, value in os.environ.items() if not key.startswith("STUDYHALL_")}
-    env.update(
-        STUDYHALL_DATABASE_URL=database_url,
-        STUDYHALL_SEED_DIR=str(PROJECT_ROOT / "seed"),
-        STUDYHALL_LOG_LEVEL="warning",
-    )
-    return env
-
-
-def _run(args: list[str], env: dict[str, str]) -> None:
-    done = subprocess.run(
-        [*_studyhall_command(), *args],
-        cwd=PROJECT_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=COMMAND_TIMEOUT,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.fail(
-            f"`studyhall {' '.join(args)}` exited with {done.returncode}:\n"
-            f"{done.stdout}\n{done.stderr}",
-            pytrace=False,
-        )
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(
-                f"the server exited with {process.returncode} while starting:\n{log.read_text()}",
-                pytrace=False,
-            )
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass  # not listening yet, or the database not ready (503)
-        time.sleep(0.1)
-    pytest.fail(
-        f"the server did not answer {url}/healthz with 200 within {STARTUP_TIMEOUT:.0f} s:\n"
-        f"{log.read_text()}",
-        pytrace=False,
-    )
-
-
-@pytest.fixture(scope="session")
-def live_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Migrate and seed the database, serve it with uvicorn, and yield the server's URL."""
-    env = _server_env(database_url)
-    _run(["migrate"], env)
-    _run(["seed"], env)
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = tmp_path_factory.mktemp("e2e-server") / "server.log"
-    with log.open("wb") as log_file:
-        process = subprocess.Popen(
-            [*_studyhall_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        _wait_until_healthy(url, process, log)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 @pytest.fixture
 def create_account(live_server: str, database_url: str) -> Callable[..., Account]:
     """Make an account with the command line, against the running server's database."""
@@ -245,7 +145,7 @@ def create_account(live_server: str, database_url: str) -> Callable[..., Account
     def create(prefix: str, role: str = "learner", length: int = 24) -> Account:
         account = Account(unique_username(prefix, length), new_password())
         done = subprocess.run(
-            [*_studyhall_command(), "users", "create", account.username, "--role", role]
+            [*studyhall_command(), "users", "create", account.username, "--role", role]
             + ["--password-stdin"],
             input=f"{account.password}\n",
             cwd=PROJECT_ROOT,
@@ -264,3 +164,13 @@ def create_account(live_server: str, database_url: str) -> Callable[..., Account
         return account
 
     return create
+
+
+@pytest.fixture(scope="session")
+def live_server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Migrate and seed the database, serve it with uvicorn, and yield the server's URL."""
+    env = server_env(database_url)
+    run_studyhall(["migrate"], env)
+    run_studyhall(["seed"], env)
+    with serving(env, tmp_path_factory.mktemp("e2e-server") / "server.log") as url:
+        yield url
