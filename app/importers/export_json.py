@@ -108,8 +108,9 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
 
 def _bundle(doc: _Export, text: str, file: str) -> Bundle:
     sets = {s.slug: QuestionSetData(s.slug, s.title, s.source, s.topic) for s in doc.question_sets}
+    lines = _key_lines(text)
     for question in doc.questions:
-        line = _line_of_key(text, "id", question.id) or 1
+        line = lines.get(("id", question.id), 1)
         if question.set not in sets:
             raise ImportRefused(
                 file, line, f"question {question.id!r} names an unknown set {question.set!r}"
@@ -137,9 +138,7 @@ def _bundle(doc: _Export, text: str, file: str) -> Bundle:
         )
     return Bundle(
         topics=[
-            TopicData(
-                t.slug, t.title, t.parent, t.description, _line_of_key(text, "slug", t.slug) or 1
-            )
+            TopicData(t.slug, t.title, t.parent, t.description, lines.get(("slug", t.slug), 1))
             for t in doc.topics
         ],
         question_sets=list(sets.values()),
@@ -162,6 +161,24 @@ def _line_for(text: str, raw: object, loc: tuple[int | str, ...]) -> int:
                 if isinstance(value, str) and value and (line := _line_of_key(text, key, value)):
                     return line
     return 1
+
+
+_KEYED = re.compile(r'"(id|slug)"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+
+
+def _key_lines(text: str) -> dict[tuple[str, str], int]:
+    """Map each `"id"` and `"slug"` value to the line it first appears on, in one pass."""
+    found: dict[tuple[str, str], int] = {}
+    line, position = 1, 0
+    for match in _KEYED.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        try:
+            value = json.loads(match.group(2))
+        except json.JSONDecodeError:
+            continue
+        found.setdefault((match.group(1), value), line)
+    return found
 
 
 def _line_of_key(text: str, key: str, value: str) -> int:

@@ -202,3 +202,10 @@ def test_looks_like_wants_a_json_object():
     assert export_json.looks_like('\n  {"format": 1}')
     assert not export_json.looks_like('[{"format": "studyhall.content/1"}]')
     assert not export_json.looks_like('format = "studyhall.catalog/1"')
+
+
+def test_lines_are_found_for_escaped_ids_in_one_pass():
+    from app.importers.export_json import _key_lines
+
+    text = '{\n  "id": "set/\\u00e9t\\u00e9",\n  "slug": "a\\"b",\n  "id": "set/\\u00e9t\\u00e9"\n}'
+    assert _key_lines(text) == {("id", "set/été"): 2, ("slug", 'a"b'): 3}
