@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Query
 
 from app.accounts.dependencies import load_viewer
 from app.content import queries
-from app.content.dependencies import NoteDep, QuestionDep, Slug
+from app.content.dependencies import NoteDep, PageNumber, QuestionDep, Slug
 from app.content.read_models import NoteSummary, NoteView, QuestionView, SetView, TopicView
 from app.content.schemas import (
     NoteDetail,
@@ -34,9 +34,9 @@ async def list_topics(cache: CacheDep) -> Any:
 
 
 @router.get("/topics/{slug}", response_model=TopicDetail)
-async def get_topic(slug: Slug, cache: CacheDep) -> TopicView:
-    """Get a topic with its subtopics, notes and questions."""
-    return await cache.get(("topic", slug), partial(queries.topic, slug=slug))
+async def get_topic(slug: Slug, cache: CacheDep, page: PageNumber = 1) -> TopicView:
+    """Get a topic with its subtopics, notes and a page of its questions (50 a page)."""
+    return await cache.get(("topic", slug, page), partial(queries.topic, slug=slug, page=page))
 
 
 @router.get("/question-sets", response_model=list[QuestionSetOut])
@@ -46,9 +46,9 @@ async def list_question_sets(cache: CacheDep) -> Any:
 
 
 @router.get("/question-sets/{slug}", response_model=QuestionSetDetail)
-async def get_question_set(slug: Slug, cache: CacheDep) -> SetView:
-    """Get a question set with its questions."""
-    return await cache.get(("set", slug), partial(queries.question_set, slug=slug))
+async def get_question_set(slug: Slug, cache: CacheDep, page: PageNumber = 1) -> SetView:
+    """Get a question set with a page of its questions (50 a page)."""
+    return await cache.get(("set", slug, page), partial(queries.question_set, slug=slug, page=page))
 
 
 @router.get("/questions", response_model=QuestionPage)

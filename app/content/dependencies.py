@@ -14,6 +14,7 @@ from app.web.dependencies import CacheDep
 
 QuestionId = Annotated[int, Path(ge=1, le=2_147_483_647, description="Question id")]
 Slug = Annotated[str, Path(min_length=1, max_length=120, pattern=r"^[a-z0-9-]+$")]
+PageNumber = Annotated[int, Query(ge=1, le=100_000, description="Page of the list, from 1")]
 ChoiceIds = Annotated[list[int] | None, Query(max_length=26, description="Chosen choice ids")]
 
 

@@ -15,6 +15,7 @@ from app.content.read_models import (
     NoteLink,
     NoteSummary,
     NoteView,
+    PageInfo,
     QuestionSummary,
     QuestionView,
     SectionView,
@@ -73,7 +74,24 @@ def _web_url(source: str) -> str | None:
     return source if source.startswith(("https://", "http://")) else None
 
 
-def _question_summaries(session: Session, *where) -> tuple[QuestionSummary, ...]:
+PAGE_SIZE = 50
+
+
+def _question_page(
+    session: Session, page: int, *where
+) -> tuple[tuple[QuestionSummary, ...], PageInfo]:
+    """One page of the questions matching where, and where it sits (404 past the last page)."""
+    total = session.scalar(select(func.count(Question.id)).where(*where)) or 0
+    pages = max(1, -(-total // PAGE_SIZE))
+    if page > pages:
+        raise NotFound(f"There is no page {page}: the list has {pages}.")
+    items = _question_summaries(session, *where, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+    return items, PageInfo(page, pages, total, PAGE_SIZE)
+
+
+def _question_summaries(
+    session: Session, *where, limit: int | None = None, offset: int = 0
+) -> tuple[QuestionSummary, ...]:
     rows = session.execute(
         select(
             Question.id, QuestionSet.slug, Question.key, Question.stem_md, Topic.slug, Topic.title
@@ -83,6 +101,8 @@ def _question_summaries(session: Session, *where) -> tuple[QuestionSummary, ...]
         .outerjoin(Topic, Question.topic_id == Topic.id)
         .where(*where)
         .order_by(QuestionSet.slug, Question.position)
+        .limit(limit)
+        .offset(offset)
     ).all()
     return tuple(
         QuestionSummary(qid, set_slug, key, render_inline(stem), TopicRef(ts, tt) if ts else None)
@@ -127,34 +147,39 @@ def home(session: Session) -> HomeView:
     )
 
 
-def topic(session: Session, slug: str) -> TopicView:
-    """Gather a topic with its subtopics, notes and questions."""
+def topic(session: Session, slug: str, page: int = 1) -> TopicView:
+    """Gather a topic with its subtopics, notes and one page of its questions."""
     tree = _Tree(session)
     found = next((t for t in tree.topics.values() if t.slug == slug), None)
     if found is None:
         raise NotFound(f"There is no topic called “{slug}”.")
+    questions, info = _question_page(session, page, Question.topic_id == found.id)
     return TopicView(
         topic=tree.summary(found),
         ancestors=tree.ancestors(found),
         notes=_note_summaries(session, Note.topic_id == found.id),
-        questions=_question_summaries(session, Question.topic_id == found.id),
+        questions=questions,
+        page=info,
     )
 
 
-def question_set(session: Session, slug: str) -> SetView:
-    """Gather a question set and its questions."""
+def question_set(session: Session, slug: str, page: int = 1) -> SetView:
+    """Gather a question set and one page of its questions."""
     qset = session.scalars(
         select(QuestionSet).options(joinedload(QuestionSet.topic)).where(QuestionSet.slug == slug)
     ).one_or_none()
     if qset is None:
         raise NotFound(f"There is no question set called “{slug}”.")
-    questions = _question_summaries(session, Question.set_id == qset.id)
-    first = questions[0].id if questions else None
+    questions, info = _question_page(session, page, Question.set_id == qset.id)
+    first = session.scalar(
+        select(Question.id).where(Question.set_id == qset.id).order_by(Question.position).limit(1)
+    )
     return SetView(
-        set=SetSummary(qset.slug, qset.title, len(questions), first),
+        set=SetSummary(qset.slug, qset.title, info.total, first),
         source_url=_web_url(qset.source),
         topic=_ref(qset.topic),
         questions=questions,
+        page=info,
     )
 
 

@@ -56,11 +56,30 @@ class HomeView:
 
 
 @dataclass(frozen=True)
+class PageInfo:
+    """Where one page of a long list sits: page `number` of `pages`, items `first` to `last`."""
+
+    number: int
+    pages: int
+    total: int
+    size: int
+
+    @property
+    def first(self) -> int:
+        return min(self.total, (self.number - 1) * self.size + 1)
+
+    @property
+    def last(self) -> int:
+        return min(self.total, self.number * self.size)
+
+
+@dataclass(frozen=True)
 class TopicView:
     topic: TopicSummary
     ancestors: tuple[TopicRef, ...]
     notes: tuple[NoteSummary, ...]
-    questions: tuple[QuestionSummary, ...]
+    questions: tuple[QuestionSummary, ...]  # one page of them
+    page: PageInfo
 
 
 @dataclass(frozen=True)
@@ -68,7 +87,8 @@ class SetView:
     set: SetSummary
     source_url: str | None
     topic: TopicRef | None
-    questions: tuple[QuestionSummary, ...]
+    questions: tuple[QuestionSummary, ...]  # one page of them
+    page: PageInfo
 
 
 @dataclass(frozen=True)

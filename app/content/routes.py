@@ -9,7 +9,14 @@ from fastapi.responses import HTMLResponse
 from app.accounts.dependencies import CurrentViewer, load_viewer
 from app.accounts.service import Viewer
 from app.content import queries
-from app.content.dependencies import ChoiceIds, NoteDep, QuestionDep, Slug, shown_grade
+from app.content.dependencies import (
+    ChoiceIds,
+    NoteDep,
+    PageNumber,
+    QuestionDep,
+    Slug,
+    shown_grade,
+)
 from app.content.read_models import Grade, QuestionView
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
@@ -28,16 +35,20 @@ async def home(request: Request, cache: CacheDep) -> HTMLResponse:
 
 
 @router.get("/topics/{slug}", name="topic")
-async def topic(request: Request, slug: Slug, cache: CacheDep) -> HTMLResponse:
-    """Show a topic with its subtopics, notes and questions."""
-    view = await cache.get(("topic", slug), partial(queries.topic, slug=slug))
+async def topic(
+    request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1
+) -> HTMLResponse:
+    """Show a topic with its subtopics, notes and a page of its questions."""
+    view = await cache.get(("topic", slug, page), partial(queries.topic, slug=slug, page=page))
     return render_page(request, "content/topic.html", {"view": view}, source=view, key=None)
 
 
 @router.get("/sets/{slug}", name="question_set")
-async def question_set(request: Request, slug: Slug, cache: CacheDep) -> HTMLResponse:
-    """Show a question set and its questions."""
-    view = await cache.get(("set", slug), partial(queries.question_set, slug=slug))
+async def question_set(
+    request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1
+) -> HTMLResponse:
+    """Show a question set and a page of its questions."""
+    view = await cache.get(("set", slug, page), partial(queries.question_set, slug=slug, page=page))
     return render_page(request, "content/set.html", {"view": view}, source=view, key=None)
 
 

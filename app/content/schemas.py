@@ -55,10 +55,18 @@ class QuestionPage(_Out):
     items: list[QuestionSummaryOut]
 
 
+class PageOut(_Out):
+    number: int = Field(description="This page, from 1")
+    pages: int
+    total: int = Field(description="Items in the whole list")
+    size: int = Field(description="Items a page")
+
+
 class QuestionSetDetail(QuestionSetOut):
     source_url: str | None = Field(description="Where the set comes from, when it is on the web")
     topic: TopicRefOut | None
-    questions: list[QuestionSummaryOut]
+    questions: list[QuestionSummaryOut] = Field(description="One page of the set's questions")
+    page: PageOut
 
     @model_validator(mode="before")
     @classmethod
@@ -76,7 +84,8 @@ class NoteOut(_Out):
 class TopicDetail(TopicOut):
     ancestors: list[TopicRefOut]
     notes: list[NoteOut]
-    questions: list[QuestionSummaryOut]
+    questions: list[QuestionSummaryOut] = Field(description="One page of the topic's questions")
+    page: PageOut
 
     @model_validator(mode="before")
     @classmethod

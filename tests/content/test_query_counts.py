@@ -5,6 +5,14 @@ import pytest
 from tests.factories import count_queries, import_file, question_id
 
 MAX_QUERIES = 6
+# Statements per page for a library of any size (lists are paged, counts come from SQL).
+PAGE_QUERIES = {
+    "/": 5,
+    "/sets/bulk-set": 4,
+    "/sets/bulk-set?page=2": 4,
+    "/topics/bulk": 6,
+    "/questions/last": 4,
+}
 
 
 def _more_content(db) -> None:  # type: ignore[no-untyped-def]
@@ -47,3 +55,45 @@ def test_note_page_query_count_does_not_grow_with_linked_questions(app, client, 
         html = client.get("/notes/tensorrt-note-2").text
     assert html.count("/questions/") > 10  # the extra questions are linked and shown
     assert len(after) == len(before)
+
+
+def _big_set(db, questions: int) -> None:  # type: ignore[no-untyped-def]
+    """A set of `questions` questions filed under one topic, imported as a JSON export."""
+    import json
+
+    document = {
+        "format": "studyhall.content/1",
+        "topics": [{"slug": "bulk", "title": "Bulk"}],
+        "question_sets": [{"slug": "bulk-set", "title": "Bulk set", "topic": "bulk"}],
+        "questions": [
+            {
+                "id": f"bulk-set/{n}",
+                "set": "bulk-set",
+                "topic": "bulk",
+                "stem": f"Bulk question {n}?",
+                "choices": [{"text": "yes", "correct": True}, {"text": "no", "correct": False}],
+            }
+            for n in range(1, questions + 1)
+        ],
+    }
+    import_file(db, json.dumps(document).encode(), "bulk.json", threshold=0.99)
+
+
+def _statements(app, client, db, questions: int) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    _big_set(db, questions)
+    last = question_id(db, str(questions), "bulk-set")
+    paths = ["/", "/sets/bulk-set", "/sets/bulk-set?page=2", "/topics/bulk", f"/questions/{last}"]
+    counts = {}
+    for path in paths:
+        with count_queries(app) as statements:
+            response = client.get(path)
+        assert response.status_code == 200, path
+        assert response.text.count('<li><a href="/questions/') <= 50, path  # one page at most
+        counts[path.replace(str(last), "last")] = len(statements)
+    return counts
+
+
+@pytest.mark.parametrize("questions", [60, 5000])
+def test_page_queries_do_not_grow_with_the_library(app, client, db, questions):
+    """The same statements with 60 questions as with 5,000: lists are paged, not loaded whole."""
+    assert _statements(app, client, db, questions) == PAGE_QUERIES

@@ -95,3 +95,39 @@ def test_the_api_names_no_server_file(client, seeded):
     qset = client.get("/api/v1/question-sets/nca-inference-optimization-tensorrt-5").json()
     assert note["source_url"] is None and qset["source_url"] is None
     assert "seed/" not in str(note) and "seed/" not in str(qset)
+
+
+def test_long_sets_and_topics_are_paged(client, db):
+    import json
+
+    from tests.factories import import_file
+
+    document = {
+        "format": "studyhall.content/1",
+        "topics": [{"slug": "long", "title": "Long"}],
+        "question_sets": [{"slug": "long-set", "title": "Long set", "topic": "long"}],
+        "questions": [
+            {
+                "id": f"long-set/{n}",
+                "set": "long-set",
+                "topic": "long",
+                "stem": f"Long question number {n}?",
+                "choices": [{"text": "yes", "correct": True}, {"text": "no", "correct": False}],
+            }
+            for n in range(1, 121)
+        ],
+    }
+    import_file(db, json.dumps(document).encode(), "long.json", threshold=0.99)
+    first = client.get("/sets/long-set").text
+    assert "Long question number 50?" in first and "Long question number 51?" not in first
+    assert "Questions 1–50 of 120 · page 1 of 3" in first
+    assert 'href="/sets/long-set?page=2" rel="next"' in first and 'rel="prev"' not in first
+    last = client.get("/sets/long-set?page=3").text
+    assert 'start="101"' in last and "Long question number 120?" in last
+    assert 'href="/sets/long-set?page=2" rel="prev"' in last and 'rel="next"' not in last
+    assert "Questions 101–120 of 120" in client.get("/topics/long?page=3").text
+    assert client.get("/sets/long-set?page=4").status_code == 404
+    assert client.get("/sets/long-set?page=0").status_code == 422
+    api = client.get("/api/v1/question-sets/long-set?page=2").json()
+    assert api["page"] == {"number": 2, "pages": 3, "total": 120, "size": 50}
+    assert len(api["questions"]) == 50 and api["question_count"] == 120
