@@ -254,7 +254,7 @@ def create_token(
         row, token = service.create_api_token(session, viewer, name, lifetime)
     except AccountError as exc:
         return _account_error(request, session, viewer, exc, "token", "name")
-    response = RedirectResponse("/account?done=token-created", status_code=303)
+    response = RedirectResponse("/account", status_code=303)  # the page shows the token
     _cookie(
         request, response, NEW_TOKEN_COOKIE, token, max_age=120, path="/account", samesite="strict"
     )

@@ -63,7 +63,6 @@ FLASH = {
     ),
     "account-deleted": "Your account and everything in it were deleted.",
     "token-revoked": "The token was revoked; scripts using it can no longer sign in.",
-    "token-created": "The token was created.",
     "role-changed": "The role was changed.",
 }
 
