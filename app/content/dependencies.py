@@ -7,6 +7,7 @@ from fastapi import Depends, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from app.content import queries
+from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, NoteView, QuestionView
 from app.content.service import grade
 from app.db import Database
@@ -15,7 +16,6 @@ from app.web.dependencies import CacheDep
 QuestionId = Annotated[int, Path(ge=1, le=2_147_483_647, description="Question id")]
 Slug = Annotated[str, Path(min_length=1, max_length=120, pattern=r"^[a-z0-9-]+$")]
 PageNumber = Annotated[int, Query(ge=1, le=100_000, description="Page of the list, from 1")]
-ChoiceIds = Annotated[list[int] | None, Query(max_length=26, description="Chosen choice ids")]
 
 
 async def get_question(request: Request, question_id: QuestionId) -> QuestionView:
@@ -35,6 +35,14 @@ async def get_note(slug: Slug, cache: CacheDep) -> NoteView:
 def _grade(db: Database, question_id: int, choice_ids: list[int]) -> Grade:
     with db.read_sessions() as session:
         return grade(session, question_id, choice_ids)
+
+
+def chosen_ids(request: Request) -> list[int]:
+    """Read the `choice` ids in the address (at most 26), or refuse them as not valid."""
+    values = request.query_params.getlist("choice")
+    if len(values) > 26 or not all(value.isdigit() and len(value) < 10 for value in values):
+        raise InvalidAnswer("That answer was not valid.")
+    return [int(value) for value in values]
 
 
 async def shown_grade(request: Request, question_id: int, choice: list[int] | None) -> Grade | None:

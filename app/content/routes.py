@@ -6,15 +6,15 @@ from functools import partial
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from app.accounts.dependencies import CurrentViewer, load_viewer
+from app.accounts.dependencies import load_viewer, viewer_of
 from app.accounts.service import Viewer
 from app.content import queries
 from app.content.dependencies import (
-    ChoiceIds,
     NoteDep,
     PageNumber,
     QuestionDep,
     Slug,
+    chosen_ids,
     shown_grade,
 )
 from app.content.read_models import Grade, QuestionView
@@ -59,11 +59,14 @@ async def note(request: Request, view: NoteDep) -> HTMLResponse:
 
 
 @router.get("/questions/{question_id}", name="question")
-async def question(
-    request: Request, view: QuestionDep, viewer: CurrentViewer, choice: ChoiceIds = None
-) -> HTMLResponse:
-    """Show a practice question, ready to answer, or graded when choices are in the address."""
-    return practice_page(request, view, viewer, await shown_grade(request, view.id, choice))
+async def question(request: Request, view: QuestionDep) -> HTMLResponse:
+    """Show a practice question, ready to answer, or graded when choices are in the address.
+
+    The busiest page takes no more parameters than it must: each one FastAPI solves costs
+    more than rendering the (kept) page. The router has already loaded the viewer.
+    """
+    grade = await shown_grade(request, view.id, chosen_ids(request))
+    return practice_page(request, view, viewer_of(request), grade)
 
 
 def practice_page(

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.content.bundle import Bundle, Placement, Report, TopicData
 from app.importers.errors import ImportRefused
-from app.importers.text import refuse_control_characters
+from app.importers.text import first_line_with, line_at, refuse_control_characters
 
 FORMAT = "studyhall.catalog/1"
 _KINDS = {"question_sets": "question_set", "questions": "question", "notes": "note"}
@@ -38,11 +38,11 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
     except RecursionError:
         raise ImportRefused(file, 1, "the TOML is nested too deeply to read") from None
     if data.get("format") != FORMAT:
-        raise ImportRefused(file, _line_of(text, "format"), f'format must be "{FORMAT}"')
+        raise ImportRefused(file, first_line_with(text, "format"), f'format must be "{FORMAT}"')
     unknown = set(data) - {"format", "topics", *_KINDS}
     if unknown:
         raise ImportRefused(
-            file, _line_of(text, sorted(unknown)[0]), f"unknown table {sorted(unknown)[0]!r}"
+            file, first_line_with(text, sorted(unknown)[0]), f"unknown table {sorted(unknown)[0]!r}"
         )
     bundle = Bundle(
         topics=[_topic(entry, text, file) for entry in _list(data, "topics", text, file)]
@@ -60,7 +60,7 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
 def _topic(entry: Any, text: str, file: str) -> TopicData:
     if not isinstance(entry, dict) or not isinstance(entry.get("slug"), str):
         raise ImportRefused(
-            file, _line_of(text, "[[topics]]"), "every [[topics]] entry needs a slug"
+            file, first_line_with(text, "[[topics]]"), "every [[topics]] entry needs a slug"
         )
     slug = re.escape(entry["slug"])
     line = _key_line(text, rf"^[ \t]*slug[ \t]*=[ \t]*([\"']){slug}\1", f'"{entry["slug"]}"')
@@ -103,7 +103,7 @@ def _list(data: dict[str, Any], key: str, text: str, file: str) -> list[Any]:
     value = data.get(key, [])
     if not isinstance(value, list):
         raise ImportRefused(
-            file, _line_of(text, key), f"{key} must be an array of tables ([[{key}]])"
+            file, first_line_with(text, key), f"{key} must be an array of tables ([[{key}]])"
         )
     return value
 
@@ -111,19 +111,11 @@ def _list(data: dict[str, Any], key: str, text: str, file: str) -> list[Any]:
 def _table(data: dict[str, Any], key: str, text: str, file: str) -> dict[str, Any]:
     value = data.get(key, {})
     if not isinstance(value, dict):
-        raise ImportRefused(file, _line_of(text, key), f"{key} must be a table")
+        raise ImportRefused(file, first_line_with(text, key), f"{key} must be a table")
     return value
 
 
 def _key_line(text: str, pattern: str, needle: str) -> int:
     """Return the line where pattern defines a key; else the first line that mentions needle."""
     match = re.search(pattern, text, re.MULTILINE)
-    return text.count("\n", 0, match.start()) + 1 if match else _line_of(text, needle)
-
-
-def _line_of(text: str, needle: str) -> int:
-    """Return the first line that mentions needle (1 when none does)."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        if needle in line:
-            return number
-    return 1
+    return line_at(text, match.start()) if match else first_line_with(text, needle)

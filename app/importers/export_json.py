@@ -17,7 +17,7 @@ from app.content.bundle import (
 )
 from app.content.export import FORMAT
 from app.importers.errors import ImportRefused
-from app.importers.text import refuse_control_characters
+from app.importers.text import line_at, refuse_control_characters
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=120)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
@@ -185,4 +185,4 @@ def _line_of_key(text: str, key: str, value: str) -> int:
     """Return the line of the first `"key": "value"` pair (0 when there is none)."""
     quoted = (json.dumps(key, ensure_ascii=False), json.dumps(value, ensure_ascii=False))
     match = re.search(rf"{re.escape(quoted[0])}\s*:\s*{re.escape(quoted[1])}", text)
-    return text.count("\n", 0, match.start()) + 1 if match else 0
+    return line_at(text, match.start()) if match else 0

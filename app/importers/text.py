@@ -14,6 +14,17 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ESCAPED_CONTROL = re.compile(r"(?<!\\)\\u00(?:0[0-8bcef]|1[0-9a-fA-F]|7[fF])")
 
 
+def line_at(text: str, index: int) -> int:
+    """Return the line number (from 1) that the character at index is on."""
+    return text.count("\n", 0, index) + 1
+
+
+def first_line_with(text: str, needle: str) -> int:
+    """Return the first line that mentions needle (1 when none does)."""
+    index = text.find(needle)
+    return line_at(text, index) if index >= 0 else 1
+
+
 def decode(data: bytes, file: str) -> str:
     """Decode an uploaded file as UTF-8 text with LF line ends, or refuse it."""
     if b"\x00" in data:
@@ -40,9 +51,10 @@ def refuse_control_characters(text: str, file: str, pattern: re.Pattern[str] | N
     """
     match = (pattern or _ESCAPED_CONTROL).search(text)
     if match:
-        line = text.count("\n", 0, match.start()) + 1
         raise ImportRefused(
-            file, line, "a control character (such as NUL) is not allowed in content"
+            file,
+            line_at(text, match.start()),
+            "a control character (such as NUL) is not allowed in content",
         )
 
 

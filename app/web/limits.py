@@ -18,9 +18,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 API_BODY_BYTES = 1_000_000
 MULTIPART_OVERHEAD = 64_000  # boundaries and part headers around an uploaded file
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BAD_INPUT = (
     "Some of that input holds control characters (such as NUL), which nothing here accepts."
 )
+
+
+def _address_has_controls(path: bytes, query: bytes) -> bool:
+    """Tell whether the path or query string holds a control character, raw or %-encoded."""
+    for part in (path, query):
+        if part and (b"%" in part or _CONTROL_BYTES.search(part)):
+            if _CONTROL_BYTES.search(unquote_to_bytes(part)):
+                return True
+    return False
 
 
 def has_control_characters(text: str) -> bool:
@@ -37,10 +47,11 @@ class InputGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        address = unquote_to_bytes(scope.get("raw_path") or b"").decode("utf-8", "replace")
-        query = unquote_plus(scope.get("query_string", b"").decode("latin-1"))
-        if has_control_characters(address) or has_control_characters(query):
+        if _address_has_controls(scope.get("raw_path") or b"", scope.get("query_string", b"")):
             await _refuse(scope, receive, send, 404, "We could not find that page.")
+            return
+        if scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
         content_type = headers.get("content-type", "")
@@ -48,9 +59,6 @@ class InputGuard:
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
             await _refuse(scope, receive, send, 413, _too_large(limit))
-            return
-        if scope["method"] in ("GET", "HEAD", "OPTIONS"):
-            await self.app(scope, receive, send)
             return
         body = await _read(receive, limit)
         if body is None:

@@ -131,3 +131,10 @@ def test_long_sets_and_topics_are_paged(client, db):
     api = client.get("/api/v1/question-sets/long-set?page=2").json()
     assert api["page"] == {"number": 2, "pages": 3, "total": 120, "size": 50}
     assert len(api["questions"]) == 50 and api["question_count"] == 120
+
+
+@pytest.mark.parametrize("query", ["choice=abc", "choice=-1", "choice=1" + "&choice=1" * 26])
+def test_a_bad_choice_in_the_address_is_refused(client, seeded, query):
+    qid = question_id(seeded, "3")
+    response = client.get(f"/questions/{qid}?{query}")
+    assert response.status_code == 422 and "That answer was not valid." in response.text
