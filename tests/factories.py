@@ -179,3 +179,27 @@ def count_rows(db: Database, model: Any, *where: Any) -> int:
     """Count the rows of model's table (that match where)."""
     with db.session_scope() as session:
         return session.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+
+def import_long_set(db: Database, topic: str, questions: int) -> None:
+    """Import a set `<topic>-set` of `questions` questions filed under a new topic."""
+    import json
+
+    document = {
+        "format": "studyhall.content/1",
+        "topics": [{"slug": topic, "title": topic.title()}],
+        "question_sets": [
+            {"slug": f"{topic}-set", "title": f"{topic.title()} set", "topic": topic}
+        ],
+        "questions": [
+            {
+                "id": f"{topic}-set/{n}",
+                "set": f"{topic}-set",
+                "topic": topic,
+                "stem": f"{topic.title()} question number {n}?",
+                "choices": [{"text": "yes", "correct": True}, {"text": "no", "correct": False}],
+            }
+            for n in range(1, questions + 1)
+        ],
+    }
+    import_file(db, json.dumps(document).encode(), f"{topic}.json", threshold=0.99)

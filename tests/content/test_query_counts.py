@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.factories import count_queries, import_file, question_id
+from tests.factories import count_queries, import_file, import_long_set, question_id
 
 MAX_QUERIES = 6
 # Statements per page for a library of any size (lists are paged, counts come from SQL).
@@ -57,30 +57,8 @@ def test_note_page_query_count_does_not_grow_with_linked_questions(app, client, 
     assert len(after) == len(before)
 
 
-def _big_set(db, questions: int) -> None:  # type: ignore[no-untyped-def]
-    """A set of `questions` questions filed under one topic, imported as a JSON export."""
-    import json
-
-    document = {
-        "format": "studyhall.content/1",
-        "topics": [{"slug": "bulk", "title": "Bulk"}],
-        "question_sets": [{"slug": "bulk-set", "title": "Bulk set", "topic": "bulk"}],
-        "questions": [
-            {
-                "id": f"bulk-set/{n}",
-                "set": "bulk-set",
-                "topic": "bulk",
-                "stem": f"Bulk question {n}?",
-                "choices": [{"text": "yes", "correct": True}, {"text": "no", "correct": False}],
-            }
-            for n in range(1, questions + 1)
-        ],
-    }
-    import_file(db, json.dumps(document).encode(), "bulk.json", threshold=0.99)
-
-
 def _statements(app, client, db, questions: int) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    _big_set(db, questions)
+    import_long_set(db, "bulk", questions)
     last = question_id(db, str(questions), "bulk-set")
     paths = ["/", "/sets/bulk-set", "/sets/bulk-set?page=2", "/topics/bulk", f"/questions/{last}"]
     counts = {}

@@ -98,26 +98,9 @@ def test_the_api_names_no_server_file(client, seeded):
 
 
 def test_long_sets_and_topics_are_paged(client, db):
-    import json
+    from tests.factories import import_long_set
 
-    from tests.factories import import_file
-
-    document = {
-        "format": "studyhall.content/1",
-        "topics": [{"slug": "long", "title": "Long"}],
-        "question_sets": [{"slug": "long-set", "title": "Long set", "topic": "long"}],
-        "questions": [
-            {
-                "id": f"long-set/{n}",
-                "set": "long-set",
-                "topic": "long",
-                "stem": f"Long question number {n}?",
-                "choices": [{"text": "yes", "correct": True}, {"text": "no", "correct": False}],
-            }
-            for n in range(1, 121)
-        ],
-    }
-    import_file(db, json.dumps(document).encode(), "long.json", threshold=0.99)
+    import_long_set(db, "long", 120)
     first = client.get("/sets/long-set").text
     assert "Long question number 50?" in first and "Long question number 51?" not in first
     assert "Questions 1–50 of 120 · page 1 of 3" in first
