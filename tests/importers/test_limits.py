@@ -48,7 +48,7 @@ def _export(**question: object) -> bytes:
             "marks 2 choices correct",
         ),
         (b'{"a": ' + b"[" * 200_000, 1, "nested too deeply"),
-        (b'format = "studyhall.catalog/1"\n' + b"a = " + b"[" * 200_000, 1, "nested too deeply"),
+        (b'format = "studyhall.catalog/1"\n' + b"a = " + b"[" * 5_000, 2, "nested too deeply"),
         (
             b'format = "studyhall.catalog/1"\n[[topics]]\nslug = "a"\ntitle = "A"\nparent = ["b"]\n',
             3,
