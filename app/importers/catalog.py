@@ -18,7 +18,12 @@ from typing import Any
 
 from app.content.bundle import Bundle, Placement, Report, TopicData
 from app.importers.errors import ImportRefused
-from app.importers.text import first_line_with, line_at, refuse_control_characters
+from app.importers.text import (
+    deepest_line,
+    first_line_with,
+    line_at,
+    refuse_control_characters,
+)
 
 FORMAT = "studyhall.catalog/1"
 MAX_CHARS = 1_000_000
@@ -93,16 +98,6 @@ def refuse_hostile_shapes(text: str, file: str) -> None:
             raise ImportRefused(
                 file, number, f"a key may have at most {MAX_KEY_PARTS - 1} dotted parts"
             )
-
-
-def deepest_line(text: str, depth: int = 100) -> int:
-    """Return the first line where brackets and braces nest deeper than depth (else 1)."""
-    level = 0
-    for match in re.finditer(r"[\[{\]}]", text):
-        level += 1 if match.group() in "[{" else -1
-        if level > depth:
-            return line_at(text, match.start())
-    return 1
 
 
 class _Lines:
