@@ -28,6 +28,7 @@ from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
 from app.web.headers import HeadAsGet, SecurityHeaders
 from app.web.limits import InputGuard
+from app.web.openapi import install_openapi
 from app.web.schemas import HealthOut
 from app.web.static import mount_static
 from app.web.templating import bind_routes
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.add_middleware(HeadAsGet)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     install_error_handlers(app)
+    install_openapi(app)
     mount_static(app)
     # Routes are matched in turn: the ones learners use most come first.
     app.include_router(content_routes.router)
@@ -93,7 +95,12 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
 
 
 def _add_plumbing_routes(app: FastAPI) -> None:
-    @app.get("/healthz", response_model=HealthOut, tags=["health"])
+    @app.get(
+        "/healthz",
+        response_model=HealthOut,
+        tags=["health"],
+        responses={503: {"model": HealthOut, "description": "The database does not answer"}},
+    )
     async def healthz(request: Request) -> JSONResponse:
         """Report whether the app and its database answer."""
         try:
