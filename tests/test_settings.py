@@ -29,12 +29,13 @@ def test_the_default_database_is_a_file_under_var(monkeypatch):
 def test_the_readme_limits_table_gives_the_limits_in_force():
     from app.accounts.service import TOKEN_LIFETIMES
     from app.importers import catalog
-    from app.web.limits import API_BODY_BYTES
+    from app.web.limits import API_BODY_BYTES, HEADER_BYTES
 
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     limits = readme[readme.index("## Limits") :].split("\n## ")[0]
     assert f"({Settings().max_upload_bytes:,} bytes)" in limits
     assert f"| {API_BODY_BYTES:,} bytes |" in limits
+    assert f"| {HEADER_BYTES:,} bytes in Studyhall." in limits
     assert f"{catalog.MAX_CHARS:,} characters, lines of {catalog.MAX_LINE:,}" in limits
     assert f"keys of at most {catalog.MAX_KEY_PARTS - 1} dots" in limits
     days = sorted(TOKEN_LIFETIMES)

@@ -22,8 +22,10 @@ TITLES = {
     403: "You are not allowed to do that",
     404: "Page not found",
     405: "That action is not allowed here",
+    413: "That was too large",
     422: "Some of that input was not valid",
     429: "Too many attempts",
+    431: "That request was too large",
     500: "Something went wrong on our side",
     503: "Studyhall is not available right now",
 }

@@ -3,6 +3,8 @@
 - Control characters (C0, except tab, line feed and carriage return) in the address or in a
   form: PostgreSQL cannot store NUL, and no name, title or answer needs them. An address
   holding them points to nothing (404); a form gets 422.
+- Headers over 64 KB: 431. The server has read them by then (uvicorn's parser has no
+  limit); this keeps them from going further, and a proxy in front caps what is read.
 - Bodies over the limit: 413 from `Content-Length` before anything is read, or as soon as a
   chunked body passes the limit. Only forms are read here (to look for control characters);
   other bodies stream through to the route, so an upload is read only after its sender is
@@ -19,6 +21,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 API_BODY_BYTES = 1_000_000
+HEADER_BYTES = 64_000  # the request line's address and all headers together
 MULTIPART_OVERHEAD = 64_000  # boundaries and part headers around an uploaded file
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -36,6 +39,11 @@ def _address_has_controls(path: bytes, query: bytes) -> bool:
     return False
 
 
+def _header_bytes(scope: Scope) -> int:
+    size = len(scope.get("raw_path") or b"") + len(scope.get("query_string", b""))
+    return size + sum(len(name) + len(value) for name, value in scope["headers"])
+
+
 def has_control_characters(text: str) -> bool:
     """Tell whether text holds a control character no input may carry."""
     return _CONTROL.search(text) is not None
@@ -49,6 +57,10 @@ class InputGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if _header_bytes(scope) > HEADER_BYTES:
+            message = f"The request's headers are too large: at most {HEADER_BYTES:,} bytes."
+            await _refuse(scope, receive, send, 431, message)
             return
         if _address_has_controls(scope.get("raw_path") or b"", scope.get("query_string", b"")):
             await _refuse(scope, receive, send, 404, "We could not find that page.")

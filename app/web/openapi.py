@@ -21,6 +21,7 @@ PAGE_RESPONSES: dict[str, Any] = {
 API_ERRORS: dict[str, Any] = {
     "401": {"description": "A bad, expired or revoked API token", "content": ERROR},
     "404": {"description": "Not found (or an address with control characters)", "content": ERROR},
+    "431": {"description": "The request's headers are too large", "content": ERROR},
     "503": {
         "description": "Busy: nothing was saved; try again after Retry-After",
         "content": ERROR,

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from app.accounts.models import ApiToken, User
 from app.cli import cli
 from app.content.models import Question
-from app.web.limits import API_BODY_BYTES
+from app.web.limits import API_BODY_BYTES, HEADER_BYTES
 from tests.factories import count_rows, log_in
 
 
@@ -129,3 +129,10 @@ def test_an_upload_over_the_limit_is_refused_from_its_length(user_client, settin
     big = b"x" * (settings.max_upload_bytes + 100_000)
     response = author.post("/author/import", files={"document": ("big.txt", big, "text/plain")})
     assert response.status_code == 413 and "too large" in response.text
+
+
+@pytest.mark.parametrize("path", ["/", "/api/v1/topics"])
+def test_headers_over_the_limit_are_refused(client, path):
+    response = client.get(path, headers={"x-filler": "x" * HEADER_BYTES})
+    assert response.status_code == 431 and "headers are too large" in response.text
+    assert client.get(path, headers={"x-filler": "x" * 8_000}).status_code == 200
