@@ -12,6 +12,7 @@ from app.accounts.service import Viewer
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_upload
 from app.web.dependencies import unit_of_work
+from app.web.limits import without_control_characters
 from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -58,7 +59,8 @@ async def import_post(request: Request, viewer: Author) -> HTMLResponse:
         document, format = form.get("document"), form.get("format") or ""
         if not isinstance(document, UploadFile) or not isinstance(format, str):
             return _page(request, 422, error="Choose a file to import.")
-        name = (document.filename or "upload").rsplit("/", 1)[-1][:200]
+        name = without_control_characters(document.filename or "").rsplit("/", 1)[-1][:200]
+        name = name or "upload"
         data = await document.read(settings.max_upload_bytes + 1)
     load = partial(
         import_upload,

@@ -41,6 +41,28 @@ def test_forms_with_control_characters_are_refused(client, db, path, data):
     assert count_rows(db, User) == 0
 
 
+@pytest.mark.parametrize("path", ["/login", "/signup"])
+def test_multipart_forms_with_control_characters_are_refused(client, db, path):
+    fields = {"username": (None, "a\x00b"), "password": (None, "a long passphrase here")}
+    response = client.post(path, files=fields)
+    assert response.status_code == 422
+    assert count_rows(db, User) == 0
+
+
+def test_control_characters_in_an_uploads_file_name_are_dropped(user_client, db):
+    author = user_client("writer", role="author")
+    page = "Nul Name — Questions and Answers\nQuestion 1: Which?\n- a (Correct answer)\n- b\n"
+    body = (
+        b'--b\r\nContent-Disposition: form-data; name="document"; filename="bad\x00\x1bname.txt"'
+        b"\r\nContent-Type: text/plain\r\n\r\n" + page.encode() + b"\r\n--b--\r\n"
+    )
+    response = author.post(
+        "/author/import", content=body, headers={"content-type": "multipart/form-data; boundary=b"}
+    )
+    assert response.status_code == 200 and "Imported badname.txt" in response.text
+    assert count_rows(db, Question) == 1
+
+
 def test_a_token_name_with_nul_is_refused(client, make_user, db):
     make_user("ann")
     log_in(client, "ann")
