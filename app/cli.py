@@ -57,9 +57,12 @@ def serve(
     """Serve the web application."""
     import uvicorn
 
+    from app.web.headers import SECURITY_HEADERS
+
     uvicorn.run(
-        "app.main:create_app",
+        "app.main:create_served_app",
         factory=True,
+        headers=[(name.decode(), value.decode()) for name, value in SECURITY_HEADERS],
         host=host,
         port=port,
         workers=workers,

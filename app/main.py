@@ -28,6 +28,7 @@ from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
 from app.web.headers import HeadAsGet, SecurityHeaders
 from app.web.limits import InputGuard
+from app.web.openapi import install_openapi
 from app.web.schemas import HealthOut
 from app.web.static import mount_static
 from app.web.templating import bind_routes
@@ -35,7 +36,16 @@ from app.web.templating import bind_routes
 log = logging.getLogger("studyhall")
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_served_app() -> FastAPI:
+    """Build the application for `studyhall serve`, whose server adds the security headers.
+
+    uvicorn puts its own headers on every response, its own 400s for malformed requests
+    included, which no middleware sees; the app then must not add them a second time.
+    """
+    return create_app(security_headers=False)
+
+
+def create_app(settings: Settings | None = None, *, security_headers: bool = True) -> FastAPI:
     """Build the Studyhall application for the given (or the environment's) settings."""
     settings = settings or get_settings()
     db = Database(settings.database_url)
@@ -64,10 +74,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.recent_viewers = RecentViewers()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
-    app.add_middleware(SecurityHeaders)
+    if security_headers:
+        app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     install_error_handlers(app)
+    install_openapi(app)
     mount_static(app)
     # Routes are matched in turn: the ones learners use most come first.
     app.include_router(content_routes.router)
@@ -83,7 +95,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _add_plumbing_routes(app: FastAPI) -> None:
-    @app.get("/healthz", response_model=HealthOut, tags=["health"])
+    @app.get(
+        "/healthz",
+        response_model=HealthOut,
+        tags=["health"],
+        responses={503: {"model": HealthOut, "description": "The database does not answer"}},
+    )
     async def healthz(request: Request) -> JSONResponse:
         """Report whether the app and its database answer."""
         try:

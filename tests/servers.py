@@ -87,6 +87,13 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes], log: Path) ->
 @contextmanager
 def serving(env: dict[str, str], log: Path) -> Iterator[str]:
     """Serve with `studyhall serve` on a free port while the block runs; yield its URL."""
+    with server_process(env, log) as (url, _):
+        yield url
+
+
+@contextmanager
+def server_process(env: dict[str, str], log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Like serving, but yield the process too (a test may kill it)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with log.open("wb") as log_file:
@@ -99,9 +106,10 @@ def serving(env: dict[str, str], log: Path) -> Iterator[str]:
         )
     try:
         wait_until_healthy(url, process, log)
-        yield url
+        yield url, process
     finally:
-        process.terminate()
+        if process.poll() is None:
+            process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:

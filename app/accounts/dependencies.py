@@ -1,12 +1,11 @@
 """Who is asking: the session cookie or an API token, checked once per request."""
 
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts import service
@@ -150,16 +149,17 @@ def require_role(*roles: str) -> Callable[..., Any]:
     return dependency
 
 
-def owned(model: type[T], param: str = "item_id") -> Callable[..., T]:
-    """Build a dependency that loads model by the path id and checks it belongs to the viewer.
+ItemId = Annotated[int, Path(ge=1, le=999_999_999, description="The number of one of my items")]
+
+
+def owned(model: type[T]) -> Callable[..., T]:
+    """Build a dependency that loads model by the path's item_id and checks it is the viewer's.
 
     Another user's object answers 404, exactly like a missing one, so ids reveal nothing.
     """
 
-    def dependency(request: Request, viewer: RequiredViewer, session: WriteSessionDep) -> T:
-        raw = request.path_params.get(param, "")
-        valid = re.fullmatch(r"[0-9]{1,9}", str(raw)) is not None
-        obj = session.get(model, int(raw)) if valid else None
+    def dependency(item_id: ItemId, viewer: RequiredViewer, session: WriteSessionDep) -> T:
+        obj = session.get(model, item_id)
         if obj is None or getattr(obj, "user_id", None) != viewer.id:
             raise NotFound("There is nothing here with that number.")
         return obj

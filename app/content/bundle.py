@@ -29,6 +29,7 @@ class QuestionSetData:
     source: str = ""
     topic: str | None = None
     questions: list[QuestionData] = field(default_factory=list)
+    line: int = 0
 
 
 @dataclass
@@ -39,6 +40,8 @@ class NoteData:
     author: str = ""
     source: str = ""
     topic: str | None = None
+    line: int = 0
+    section_lines: list[int] = field(default_factory=list)  # where each section's heading is
 
 
 @dataclass

@@ -14,8 +14,8 @@ def check_bundle(bundle: Bundle) -> None:
         _fits(topic.line, "topic slug", topic.slug, SLUG)
         _fits(topic.line, "topic title", topic.title, TITLE)
     for qset in bundle.question_sets:
-        _fits(1, "question set slug (from its title)", qset.slug, SLUG)
-        _fits(1, "question set title", qset.title, TITLE)
+        _fits(qset.line or 1, "question set slug (from its title)", qset.slug, SLUG)
+        _fits(qset.line or 1, "question set title", qset.title, TITLE)
         seen: dict[str, int] = {}
         for question in qset.questions:
             if question.key in seen:
@@ -23,12 +23,16 @@ def check_bundle(bundle: Bundle) -> None:
             seen[question.key] = question.line
             _check_question(question)
     for note in bundle.notes:
-        _fits(1, "note slug (from its title)", note.slug, SLUG)
-        _fits(1, "note title", note.title, TITLE)
-        _fits(1, "note author", note.author, AUTHOR)
-        for section in split_sections(note.markdown).sections:
-            _fits(1, "section heading", section.heading, HEADING)
-            _fits(1, "section anchor", section.anchor, SLUG)
+        line = note.line or 1
+        _fits(line, "note slug (from its title)", note.slug, SLUG)
+        _fits(line, "note title", note.title, TITLE)
+        _fits(line, "note author", note.author, AUTHOR)
+        sections = split_sections(note.markdown).sections
+        for section, at in zip(
+            sections, note.section_lines or [line] * len(sections), strict=False
+        ):
+            _fits(at, "section heading", section.heading, HEADING)
+            _fits(at, "section anchor", section.anchor, SLUG)
 
 
 def _check_question(question: QuestionData) -> None:

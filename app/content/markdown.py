@@ -2,17 +2,38 @@
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 
 _HEADING = re.compile(r"^(#{1,2})\s+(.+?)(?:\s+#+)?\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 # Raw HTML is off in the parser; nh3 then guards against anything the renderer lets through.
 _md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
 _ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
+_EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|//|\\)", re.IGNORECASE)
+
+
+def _image(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Render an image from another site as a link to it: the CSP allows only our own images."""
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    if not _EXTERNAL.match(src.strip()):
+        return renderer.image(tokens, idx, options, env)
+    label = renderer.renderInlineAsText(token.children or [], options, env) or src
+    return f'<a href="{escapeHtml(src)}">{escapeHtml(label)}</a>'
+
+
+_md.add_render_rule("image", _image)
 
 
 def slugify(text: str) -> str:

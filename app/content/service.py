@@ -129,22 +129,26 @@ def _load_question_set(
         session.add(qset)
         report.count("question_sets_created")
     elif qset.source and data.source and qset.source != data.source:
-        report.warn(1, f"updates the set {data.slug!r} that was imported from {qset.source}")
+        report.warn(
+            data.line or 1, f"updates the set {data.slug!r} that was imported from {qset.source}"
+        )
     qset.title, qset.source, qset.imported_at = data.title, data.source[:300], utcnow()
     if data.topic is not None:
-        qset.topic = _topic_ref(data.topic, topics, report, 1)
+        qset.topic = _topic_ref(data.topic, topics, report, data.line or 1)
     existing = {question.key: question for question in qset.questions}
     for position, item in enumerate(data.questions, start=1):
         _load_question(qset, existing.get(item.key), item, position, topics, report)
-    _report_missing(existing, {item.key for item in data.questions}, report)
+    _report_missing(existing, {item.key for item in data.questions}, report, data.line or 1)
 
 
-def _report_missing(existing: dict[str, Question], keys: set[str], report: Report) -> None:
+def _report_missing(
+    existing: dict[str, Question], keys: set[str], report: Report, line: int
+) -> None:
     """Questions absent from a re-imported file are kept (answers refer to them); say so."""
     missing = sorted(set(existing) - keys, key=lambda key: (len(key), key))
     if missing:
         report.warn(
-            1,
+            line,
             f"{len(missing)} question(s) of this set are no longer in the file and were kept: "
             + ", ".join(missing[:10])
             + (" ..." if len(missing) > 10 else ""),
@@ -221,7 +225,7 @@ def _load_note(session: Session, data: NoteData, topics: dict[str, Topic], repor
         data.source[:300],
     )
     if data.topic is not None:
-        note.topic = _topic_ref(data.topic, topics, report, 1)
+        note.topic = _topic_ref(data.topic, topics, report, data.line or 1)
     _sync_sections(note, data.markdown)
 
 

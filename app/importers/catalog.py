@@ -5,18 +5,40 @@ format = "studyhall.catalog/1"
 [question_sets."<set>"]         topic
 [questions."<set>/<key>"]       topic, notes = ["<note>#<anchor>", ...]
 [notes."<note>"]                topic
+
+The standard library's TOML parser takes time quadratic in the length of a dotted key
+(`a.a.a...`, or `1. 1. 1. ...`), so the size of the file, the length of its lines and the
+depth of its keys are bounded before it runs: every refusal comes in well under a second.
 """
 
 import re
 import tomllib
+from collections.abc import Iterator
 from typing import Any
 
 from app.content.bundle import Bundle, Placement, Report, TopicData
 from app.importers.errors import ImportRefused
-from app.importers.text import first_line_with, line_at, refuse_control_characters
+from app.importers.text import (
+    deepest_line,
+    first_line_with,
+    line_at,
+    refuse_control_characters,
+)
 
 FORMAT = "studyhall.catalog/1"
+MAX_CHARS = 1_000_000
+MAX_LINE = 10_000
+MAX_KEY_PARTS = 16  # the format needs two (`questions."set/1"`)
 _KINDS = {"question_sets": "question_set", "questions": "question", "notes": "note"}
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
+_DOTTED = re.compile(rf"(?<![A-Za-z0-9_-])(?:[A-Za-z0-9_-]++[ \t]*+\.[ \t]*+){{{MAX_KEY_PARTS},}}")
+_HEADER = re.compile(
+    r"""^[ \t]*\[[ \t]*(\w+)[ \t]*\.[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([A-Za-z0-9_-]+))[ \t]*\]""",
+    re.MULTILINE,
+)
+_SLUG = re.compile(
+    r"""^[ \t]*slug[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)')""", re.MULTILINE
+)
 
 
 def looks_like(text: str) -> bool:
@@ -27,6 +49,7 @@ def looks_like(text: str) -> bool:
 def parse(text: str, file: str) -> tuple[Bundle, Report]:
     """Parse a catalog into topics and placements."""
     refuse_control_characters(text, file)
+    refuse_hostile_shapes(text, file)
     report = Report(file=file, format="catalog")
     try:
         data = tomllib.loads(text)
@@ -36,7 +59,8 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
             file, int(match.group(1)) if match else 1, f"invalid TOML: {exc}"
         ) from None
     except RecursionError:
-        raise ImportRefused(file, 1, "the TOML is nested too deeply to read") from None
+        line = deepest_line(text)
+        raise ImportRefused(file, line, "the TOML is nested too deeply to read") from None
     if data.get("format") != FORMAT:
         raise ImportRefused(file, first_line_with(text, "format"), f'format must be "{FORMAT}"')
     unknown = set(data) - {"format", "topics", *_KINDS}
@@ -44,26 +68,86 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         raise ImportRefused(
             file, first_line_with(text, sorted(unknown)[0]), f"unknown table {sorted(unknown)[0]!r}"
         )
+    lines = _Lines(text)
     bundle = Bundle(
-        topics=[_topic(entry, text, file) for entry in _list(data, "topics", text, file)]
+        topics=[_topic(entry, lines, file) for entry in _list(data, "topics", text, file)]
     )
     for table, kind in _KINDS.items():
         for ref, entry in _table(data, table, text, file).items():
-            header = rf"^[ \t]*\[[ \t]*{table}[ \t]*\.[ \t]*([\"']?){re.escape(ref)}\1[ \t]*\]"
-            line = _key_line(text, header, ref)
+            line = lines.header(table, ref)
             bundle.placements.append(_placement(kind, ref, entry, line, file))
     report.count("topics", len(bundle.topics))
     report.count("placements", len(bundle.placements))
     return bundle, report
 
 
-def _topic(entry: Any, text: str, file: str) -> TopicData:
+def refuse_hostile_shapes(text: str, file: str) -> None:
+    """Refuse a catalog too large, with a line too long or a key too deep to parse quickly."""
+    if len(text) > MAX_CHARS:
+        raise ImportRefused(
+            file,
+            line_at(text, MAX_CHARS),
+            f"a catalog may hold at most {MAX_CHARS:,} characters; this one goes on past here",
+        )
+    for number, line in enumerate(text.split("\n"), start=1):
+        if len(line) > MAX_LINE:
+            raise ImportRefused(
+                file, number, f"the line is {len(line):,} characters long; at most {MAX_LINE:,}"
+            )
+        if "." in line and _DOTTED.search(_STRING.sub("s", line).partition("#")[0]):
+            raise ImportRefused(
+                file, number, f"a key may have at most {MAX_KEY_PARTS - 1} dotted parts"
+            )
+
+
+class _Lines:
+    """Where each table header and topic slug is defined, found in one pass over the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.headers: dict[tuple[str, str], int] = {}
+        self.slugs: dict[str, int] = {}
+        for line, match in _matches(_HEADER, text):
+            self.headers.setdefault((match.group(1), _unquote(match.group(2, 3, 4))), line)
+        for line, match in _matches(_SLUG, text):
+            self.slugs.setdefault(_unquote(match.group(1, 2)), line)
+
+    def header(self, table: str, ref: str) -> int:
+        return self.headers.get((table, ref)) or first_line_with(self.text, ref)
+
+    def slug(self, slug: str) -> int:
+        return self.slugs.get(slug) or first_line_with(self.text, f'"{slug}"')
+
+
+def _matches(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """Yield each match with its line number, counting lines once."""
+    line, position = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        yield line, match
+
+
+def _unquote(groups: tuple[str | None, ...]) -> str:
+    basic, *others = groups
+    if basic is not None:
+        return basic if "\\" not in basic else _decode_basic(basic)
+    return next(value for value in others if value is not None)
+
+
+def _decode_basic(value: str) -> str:
+    try:
+        return str(tomllib.loads(f'v = "{value}"')["v"])
+    except tomllib.TOMLDecodeError:
+        return value
+
+
+def _topic(entry: Any, lines: _Lines, file: str) -> TopicData:
     if not isinstance(entry, dict) or not isinstance(entry.get("slug"), str):
         raise ImportRefused(
-            file, first_line_with(text, "[[topics]]"), "every [[topics]] entry needs a slug"
+            file, first_line_with(lines.text, "[[topics]]"), "every [[topics]] entry needs a slug"
         )
-    slug = re.escape(entry["slug"])
-    line = _key_line(text, rf"^[ \t]*slug[ \t]*=[ \t]*([\"']){slug}\1", f'"{entry["slug"]}"')
+    line = lines.slug(entry["slug"])
     if not isinstance(entry.get("title"), str) or not entry["title"].strip():
         raise ImportRefused(file, line, f"topic {entry['slug']!r} needs a title")
     if not isinstance(entry.get("parent", ""), str):
@@ -113,9 +197,3 @@ def _table(data: dict[str, Any], key: str, text: str, file: str) -> dict[str, An
     if not isinstance(value, dict):
         raise ImportRefused(file, first_line_with(text, key), f"{key} must be a table")
     return value
-
-
-def _key_line(text: str, pattern: str, needle: str) -> int:
-    """Return the line where pattern defines a key; else the first line that mentions needle."""
-    match = re.search(pattern, text, re.MULTILINE)
-    return line_at(text, match.start()) if match else first_line_with(text, needle)

@@ -17,7 +17,12 @@ from app.content.bundle import (
 )
 from app.content.export import FORMAT
 from app.importers.errors import ImportRefused
-from app.importers.text import line_at, refuse_control_characters
+from app.importers.text import (
+    deepest_line,
+    first_line_with,
+    line_at,
+    refuse_control_characters,
+)
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=120)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
@@ -88,9 +93,11 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
     except json.JSONDecodeError as exc:
         raise ImportRefused(file, exc.lineno, f"invalid JSON: {exc.msg}") from None
     except RecursionError:
-        raise ImportRefused(file, 1, "the JSON is nested too deeply to read") from None
+        line = deepest_line(text)
+        raise ImportRefused(file, line, "the JSON is nested too deeply to read") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise ImportRefused(file, 1, f'not a Studyhall export: "format" must be "{FORMAT}"')
+        line = first_line_with(text, '"format"') if isinstance(raw, dict) else 1
+        raise ImportRefused(file, line, f'not a Studyhall export: "format" must be "{FORMAT}"')
     try:
         doc = _Export.model_validate(raw)
     except ValidationError as exc:
@@ -107,8 +114,13 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
 
 
 def _bundle(doc: _Export, text: str, file: str) -> Bundle:
-    sets = {s.slug: QuestionSetData(s.slug, s.title, s.source, s.topic) for s in doc.question_sets}
     lines = _key_lines(text)
+    sets = {
+        s.slug: QuestionSetData(
+            s.slug, s.title, s.source, s.topic, line=lines.get(("slug", s.slug), 1)
+        )
+        for s in doc.question_sets
+    }
     for question in doc.questions:
         line = lines.get(("id", question.id), 1)
         if question.set not in sets:
@@ -143,7 +155,16 @@ def _bundle(doc: _Export, text: str, file: str) -> Bundle:
         ],
         question_sets=list(sets.values()),
         notes=[
-            NoteData(n.slug, n.title, n.markdown, n.author, n.source, n.topic) for n in doc.notes
+            NoteData(
+                n.slug,
+                n.title,
+                n.markdown,
+                n.author,
+                n.source,
+                n.topic,
+                line=lines.get(("slug", n.slug), 1),
+            )
+            for n in doc.notes
         ],
     )
 
@@ -160,7 +181,8 @@ def _line_for(text: str, raw: object, loc: tuple[int | str, ...]) -> int:
             for key, value in node.items():
                 if isinstance(value, str) and value and (line := _line_of_key(text, key, value)):
                     return line
-    return 1
+    names = [part for part in loc if isinstance(part, str)]
+    return first_line_with(text, json.dumps(names[-1])) if names else 1
 
 
 _KEYED = re.compile(r'"(id|slug)"\s*:\s*("(?:[^"\\\n]|\\.)*")')

@@ -37,18 +37,27 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
     first = next((i for i, line in enumerate(lines) if _ITEM.match(line)), None)
     if first is None:
         raise ImportRefused(file, 1, "no numbered outline ('  1. ...') was found")
-    title, author = _header(lines[:first], file)
+    title, author, title_line = _header(lines[:first], file)
     items, end = _outline(lines, first, file, report)
     _footer(lines, end, report)
     markdown = _to_markdown(items)
-    report.count("sections", sum(1 for item in items if item.level == 1))
+    sections = [item.line for item in items if item.level == 1]
+    report.count("sections", len(sections))
     report.count("items", len(items))
-    note = NoteData(slug=slugify(title), title=title, author=author, markdown=markdown, source=file)
+    note = NoteData(
+        slug=slugify(title),
+        title=title,
+        author=author,
+        markdown=markdown,
+        source=file,
+        line=title_line,
+        section_lines=sections,
+    )
     return Bundle(notes=[note]), report
 
 
-def _header(lines: list[str], file: str) -> tuple[str, str]:
-    """Find title and author among the blog boilerplate above the outline."""
+def _header(lines: list[str], file: str) -> tuple[str, str, int]:
+    """Find title, author and the title's line among the blog boilerplate above the outline."""
     text = [(i, line.strip()) for i, line in enumerate(lines) if line.strip()]
     words = [value.casefold() for _, value in text]
     author = ""
@@ -58,15 +67,15 @@ def _header(lines: list[str], file: str) -> tuple[str, str]:
             author = text[after][1]
     stop = words.index("written in") if "written in" in words else len(text)
     content = [
-        value
-        for i, (_, value) in enumerate(text[:stop])
+        (index, value)
+        for i, (index, value) in enumerate(text[:stop])
         if words[i] not in {"by", "written in"} and not _FILLER.match(value)
     ]
     if not content:
         raise ImportRefused(file, len(lines) + 1, "no title was found above the outline")
     if not author and len(content) > 1:
-        author = content[0]
-    return content[-1], author
+        author = content[0][1]
+    return content[-1][1], author, content[-1][0] + 1
 
 
 @dataclass

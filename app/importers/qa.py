@@ -60,7 +60,7 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         report.count("dropped_lines", _last_text_line(lines) - tail_start)
     if not drafts:
         raise ImportRefused(file, start + 1, "no 'Question 1: ...' line follows the title")
-    qset = QuestionSetData(slug=slugify(title), title=title, source=file)
+    qset = QuestionSetData(slug=slugify(title), title=title, source=file, line=start + 1)
     seen: dict[str, int] = {}
     for draft in drafts:
         if draft.number in seen:

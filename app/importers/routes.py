@@ -1,19 +1,41 @@
 """Authoring: import documents through the browser (authors and admins)."""
 
-from typing import Annotated
+from functools import partial
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
+from starlette.datastructures import UploadFile
 
 from app.accounts.dependencies import load_viewer, require_role
 from app.accounts.service import Viewer
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_upload
-from app.web.dependencies import WriteSessionDep
+from app.web.dependencies import unit_of_work
 from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 Author = Annotated[Viewer, Depends(require_role("author"))]
+
+# The form is read by the route itself, after the author is known: a stranger's upload is
+# never parsed or written to a temporary file. This documents what the route reads.
+UPLOAD_FORM: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["document"],
+                    "properties": {
+                        "document": {"type": "string", "format": "binary"},
+                        "format": {"type": "string", "enum": ["", *FORMATS]},
+                    },
+                }
+            }
+        },
+    }
+}
 
 
 def _page(request: Request, status_code: int = 200, **context: object) -> HTMLResponse:
@@ -28,29 +50,27 @@ async def import_form(request: Request, viewer: Author) -> HTMLResponse:
     return _page(request)
 
 
-@router.post("/author/import", name="import_post")
-def import_post(
-    request: Request,
-    viewer: Author,
-    session: WriteSessionDep,
-    document: Annotated[UploadFile, File()],
-    format: Annotated[str, Form()] = "",
-) -> HTMLResponse:
+@router.post("/author/import", name="import_post", openapi_extra=UPLOAD_FORM)
+async def import_post(request: Request, viewer: Author) -> HTMLResponse:
     """Import one uploaded document in one transaction and show its report."""
     settings = request.app.state.settings
-    name = (document.filename or "upload").rsplit("/", 1)[-1][:200]
-    data = document.file.read(settings.max_upload_bytes + 1)
+    async with request.form(max_files=1, max_fields=2) as form:
+        document, format = form.get("document"), form.get("format") or ""
+        if not isinstance(document, UploadFile) or not isinstance(format, str):
+            return _page(request, 422, error="Choose a file to import.")
+        name = (document.filename or "upload").rsplit("/", 1)[-1][:200]
+        data = await document.read(settings.max_upload_bytes + 1)
+    load = partial(
+        import_upload,
+        actor=viewer,
+        data=data,
+        file=name,
+        limit=settings.max_upload_bytes,
+        link_threshold=settings.link_threshold,
+        format=format or None,
+    )
     try:
-        report = import_upload(
-            session,
-            viewer,
-            data,
-            name,
-            settings.max_upload_bytes,
-            settings.link_threshold,
-            format or None,
-        )
-    except ImportRefused as exc:
-        session.rollback()  # a refusal while loading may follow writes: keep none of them
+        report = await unit_of_work(request).run(load)
+    except ImportRefused as exc:  # the transaction was rolled back: nothing is kept
         return _page(request, 422, refused=exc)
     return _page(request, report=report)

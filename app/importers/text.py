@@ -25,6 +25,16 @@ def first_line_with(text: str, needle: str) -> int:
     return line_at(text, index) if index >= 0 else 1
 
 
+def deepest_line(text: str, depth: int = 100) -> int:
+    """Return the first line where brackets and braces nest deeper than depth (else 1)."""
+    level = 0
+    for match in re.finditer(r"[\[{\]}]", text):
+        level += 1 if match.group() in "[{" else -1
+        if level > depth:
+            return line_at(text, match.start())
+    return 1
+
+
 def decode(data: bytes, file: str) -> str:
     """Decode an uploaded file as UTF-8 text with LF line ends, or refuse it."""
     if b"\x00" in data:

@@ -5,8 +5,10 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.routing import iter_route_contexts
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
+from starlette.routing import compile_path, get_route_path
 
 from app.errors import DomainError, Unavailable
 from app.web.templating import render
@@ -80,7 +82,21 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     response = await error_response(request, exc.status_code, message)
     for name, value in (exc.headers or {}).items():
         response.headers[name] = value
+    if exc.status_code == 405:
+        response.headers["allow"] = _allowed_methods(request)
     return response
+
+
+def _allowed_methods(request: Request) -> str:
+    """Name every method some route answers at this address (the router names the first's)."""
+    methods: set[str] = set()
+    path = get_route_path(request.scope)
+    for route in iter_route_contexts(request.app.routes):
+        if route.path and route.methods and compile_path(route.path)[0].match(path):
+            methods |= route.methods
+    if "GET" in methods:
+        methods.add("HEAD")  # answered like GET by the HeadAsGet middleware
+    return ", ".join(sorted(methods))
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:

@@ -4,7 +4,9 @@
   form: PostgreSQL cannot store NUL, and no name, title or answer needs them. An address
   holding them points to nothing (404); a form gets 422.
 - Bodies over the limit: 413 from `Content-Length` before anything is read, or as soon as a
-  chunked body passes the limit. Uploads (multipart) may be as large as
+  chunked body passes the limit. Only forms are read here (to look for control characters);
+  other bodies stream through to the route, so an upload is read only after its sender is
+  known. Uploads (multipart) may be as large as
   STUDYHALL_MAX_UPLOAD_BYTES allows; every other body 1 MB.
 """
 
@@ -12,6 +14,7 @@ import re
 from urllib.parse import unquote_plus, unquote_to_bytes
 
 from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -60,14 +63,17 @@ class InputGuard:
         if length is not None and (not length.isdigit() or int(length) > limit):
             await _refuse(scope, receive, send, 413, _too_large(limit))
             return
+        if not content_type.startswith("application/x-www-form-urlencoded"):
+            # read by the route, if at all (an upload only once its sender is known)
+            await self.app(scope, _limited(receive, limit), send)
+            return
         body = await _read(receive, limit)
         if body is None:
             await _refuse(scope, receive, send, 413, _too_large(limit))
             return
-        if content_type.startswith("application/x-www-form-urlencoded"):
-            if has_control_characters(unquote_plus(body.decode("latin-1"))):
-                await _refuse(scope, receive, send, 422, _BAD_INPUT)
-                return
+        if has_control_characters(unquote_plus(body.decode("latin-1"))):
+            await _refuse(scope, receive, send, 422, _BAD_INPUT)
+            return
         await self.app(scope, _replay(body, receive), send)
 
     def _limit(self, content_type: str) -> int:
@@ -90,6 +96,22 @@ async def _read(receive: Receive, limit: int) -> bytes | None:
         chunks.append(chunk)
         more = message.get("more_body", False)
     return b"".join(chunks)
+
+
+def _limited(receive: Receive, limit: int) -> Receive:
+    """Pass the body on as it is read; past limit, answer 413 (the error handlers send it)."""
+    size = 0
+
+    async def limited() -> Message:
+        nonlocal size
+        message = await receive()
+        if message["type"] == "http.request":
+            size += len(message.get("body", b""))
+            if size > limit:
+                raise HTTPException(413, _too_large(limit))
+        return message
+
+    return limited
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

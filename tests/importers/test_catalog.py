@@ -1,3 +1,5 @@
+import time
+
 import pytest
 
 from app.content.bundle import Placement
@@ -155,3 +157,41 @@ def test_looks_like_wants_the_format_line():
     assert catalog.looks_like('  format = "studyhall.catalog/1"')
     assert not catalog.looks_like('[[topics]]\nslug = "a"\n')
     assert not catalog.looks_like('{"format": "studyhall.catalog/1"}')
+
+
+def _placements(count: int, last: str = "topic = 'a'") -> str:
+    tables = "".join(f"[questions.'set/{n}']\ntopic = 'a'\n" for n in range(count))
+    return HEADER + tables + f"[questions.'set/last']\n{last}\n"
+
+
+HOSTILE = {
+    "dotted-key": (HEADER + "1. " * 3_000 + "\n", 2, "at most 15 dotted parts"),
+    "quoted-dotted-key": (HEADER + '"a".' * 2_000 + "b = 1\n", 2, "at most 15 dotted parts"),
+    "dotted-header": (HEADER + "[" + "a." * 4_000 + "a]\n", 2, "at most 15 dotted parts"),
+    "long-line": (HEADER + "1. " * 300_000 + "\n", 2, "the line is 900,000 characters long"),
+    "too-large": (HEADER + "# a comment\n" * 90_000, 83_332, "at most 1,000,000 characters"),
+    "deep-nesting": (HEADER + "\n\na = " + "[" * 5_000 + "\n", 4, "nested too deeply"),
+    "bad-last-placement": (_placements(25_000, "topic = 3"), 50_002, "topic must be a topic slug"),
+}
+
+
+@pytest.mark.parametrize(("text", "line", "message"), HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_catalogs_are_refused_within_a_second(text, line, message):
+    started = time.process_time()
+    error = refusal(text, "cat.toml")
+    assert time.process_time() - started < 1.0
+    assert (error.line, message in error.message) == (line, True), error
+
+
+def test_dotted_words_in_strings_and_comments_are_not_keys():
+    dots = ".".join(["v"] * 40)
+    text = HEADER + f"# {dots}\n[[topics]]\nslug = 'a'\ntitle = '{dots}'\n"
+    bundle, _ = catalog.parse(text, "c.toml")
+    assert bundle.topics[0].title == dots
+
+
+def test_a_large_catalog_is_read_in_one_pass():
+    started = time.process_time()
+    bundle, _ = catalog.parse(_placements(25_000), "c.toml")
+    assert time.process_time() - started < 1.0
+    assert (len(bundle.placements), bundle.placements[-1].line) == (25_001, 50_002)

@@ -82,7 +82,12 @@ def test_parse_reads_topics_sets_questions_and_notes():
         notes=["guide#intro"],
     )
     assert [q.key for q in qset.questions] == ["1", "2"]
-    assert bundle.notes == [NoteData("guide", "Guide", "## Intro\n\nHello.\n", "me", "g.txt", None)]
+    assert bundle.notes == [
+        NoteData(
+            "guide", "Guide", "## Intro\n\nHello.\n", "me", "g.txt", None, line_of(text, '"guide"')
+        )
+    ]
+    assert qset.line == line_of(text, '"slug": "basics"')
     assert report.format == "json"
     assert report.counts == {"topics": 2, "question_sets": 1, "questions": 2, "notes": 1}
 
@@ -133,7 +138,7 @@ def without_choices() -> str:
         ('{"format": "studyhall.content/1"', None, "invalid JSON: Expecting ',' delimiter"),
         (
             dump(a_document(format="studyhall.content/2")),
-            None,
+            '"format"',
             'not a Studyhall export: "format" must be "studyhall.content/1"',
         ),
         (
@@ -172,7 +177,7 @@ def without_choices() -> str:
             '"slug": "Bad Slug"',
             "topics.0.slug: String should match pattern '^[a-z0-9]+(-[a-z0-9]+)*$'",
         ),
-        (dump(a_document(extra=1)), None, "extra: Extra inputs are not permitted"),
+        (dump(a_document(extra=1)), '"extra"', "extra: Extra inputs are not permitted"),
     ],
     ids=[
         "invalid-json",

@@ -32,9 +32,32 @@ def _export(**question: object) -> bytes:
     ).encode()
 
 
+def _note(items: str) -> bytes:
+    return f"someone\n\nA Note\nWritten in\nby\nsomeone\n, ,\n{items}Tags\n".encode()
+
+
+def _doc(**parts: object) -> bytes:
+    return json.dumps({"format": "studyhall.content/1", **parts}, indent=2).encode()
+
+
+LONG_HEADING = " ".join(["calibration"] * 12)  # fits as a heading, not as an anchor
+
+
 @pytest.mark.parametrize(
     ("data", "line", "message"),
     [
+        (b"\n\n" + _qa(title="T" * 250), 3, "slug (from its title) is 250 characters long"),
+        (_note(f"  1. Short\n    1. Nested\n  2. {LONG_HEADING}\n"), 10, "section anchor is"),
+        (_note(f"  1. {'x' * 400}\n  2. Fine\n"), 8, "section heading is 400 characters"),
+        (_doc(question_sets=[{"slug": "s", "title": "S", "topic": "nope"}]), 5, "unknown topic"),
+        (
+            _doc(notes=[{"slug": "n", "title": "N", "markdown": "Hi", "topic": "nope"}]),
+            5,
+            "unknown topic",
+        ),
+        (b'{\n  "topics": [],\n  "format": "other"\n}', 3, "not a Studyhall export"),
+        (_doc(topics=[], exams="x"), 4, "exams: Extra inputs are not permitted"),
+        (b'{\n"format": "studyhall.content/1",\n"a": ' + b"[" * 5_000, 3, "nested too deeply"),
         (_qa(title="T" * 250), 1, "slug (from its title) is 250 characters long"),
         (_qa(number="9" * 70), 2, "question number is 70 characters long"),
         (
@@ -48,7 +71,7 @@ def _export(**question: object) -> bytes:
             "marks 2 choices correct",
         ),
         (b'{"a": ' + b"[" * 200_000, 1, "nested too deeply"),
-        (b'format = "studyhall.catalog/1"\n' + b"a = " + b"[" * 200_000, 1, "nested too deeply"),
+        (b'format = "studyhall.catalog/1"\n' + b"a = " + b"[" * 5_000, 2, "nested too deeply"),
         (
             b'format = "studyhall.catalog/1"\n[[topics]]\nslug = "a"\ntitle = "A"\nparent = ["b"]\n',
             3,

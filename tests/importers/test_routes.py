@@ -111,3 +111,45 @@ def test_a_refusal_while_loading_keeps_nothing_it_had_written(user_client, db):
     assert count_rows(db, Topic) == 0
     with db.session_scope() as session:
         assert (session.scalar(select(ContentVersion.version)) or 0) == 0
+
+
+def _multipart(chunks: list[int], size: int) -> tuple[dict[str, str], object]:
+    """A chunked multipart upload of size bytes; chunks records how many were read."""
+    boundary = "studyhallboundary"
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="document"; filename="u.txt"\r\n'
+        "Content-Type: text/plain\r\n\r\n"
+    ).encode()
+
+    def body():  # type: ignore[no-untyped-def]
+        chunks.append(1)
+        yield head
+        for _ in range(size // 100_000):
+            chunks.append(1)
+            yield b"x" * 100_000
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    return {"content-type": f"multipart/form-data; boundary={boundary}"}, body()
+
+
+def test_a_strangers_upload_is_not_read_before_the_log_in_redirect(client, db):
+    read: list[int] = []
+    headers, body = _multipart(read, 1_500_000)
+    response = client.post("/author/import", content=body, headers=headers, follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"].startswith("/login")
+    assert len(read) <= 1
+
+
+def test_an_authors_chunked_upload_is_cut_off_at_the_limit(user_client, settings, db):
+    author = user_client("writer", role="author")
+    read: list[int] = []
+    headers, body = _multipart(read, settings.max_upload_bytes + 500_000)
+    response = author.post("/author/import", content=body, headers=headers)
+    assert response.status_code == 413 and "too large" in response.text
+    assert _questions(db) == 0
+
+
+def test_a_form_without_a_document_asks_for_one(user_client, db):
+    author = user_client("writer", role="author")
+    response = author.post("/author/import", data={"format": "qa"})
+    assert response.status_code == 422 and "Choose a file to import." in response.text

@@ -5,6 +5,7 @@ import pytest
 from app.content.markdown import render, slugify, unique_slug
 from app.importers.errors import ImportRefused
 from app.importers.text import decode, plain_to_markdown
+from tests.factories import tags
 
 
 class _Html(HTMLParser):
@@ -156,3 +157,13 @@ def test_plain_to_markdown_turns_bare_urls_into_links():
 def test_plain_to_markdown_leaves_words_untouched():
     text = "IInt8EntropyCalibrator2 uses KL-divergence (libnvinfer.so), mark_output() too."
     assert plain_to_markdown(text) == text
+
+
+def test_images_from_other_sites_become_links_the_policy_does_not_block():
+    html = render("![a chart](https://example.com/c.png) ![](//example.com/d.png) ![ours](/e.png)")
+    assert [img["src"] for img in tags(html, "img")] == ["/e.png"]
+    assert [(a["href"]) for a in tags(html, "a")] == [
+        "https://example.com/c.png",
+        "//example.com/d.png",
+    ]
+    assert "a chart</a>" in html and "//example.com/d.png</a>" in html

@@ -97,3 +97,28 @@ def test_refused_imports_are_domain_errors_with_status_422():
     refused = ImportRefused("f.txt", 3, "bad")
     assert isinstance(refused, DomainError) and refused.status_code == 422
     assert str(refused) == "f.txt:3: bad"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("OPTIONS", "/login", "GET, HEAD, POST"),
+        ("PUT", "/questions/1", "GET, HEAD, POST"),
+        ("DELETE", "/api/v1/questions/1/check", "POST"),
+    ],
+)
+def test_a_wrong_method_names_every_method_the_address_takes(client, method, path, allow):
+    response = client.request(method, path)
+    assert response.status_code == 405 and response.headers["allow"] == allow
+
+
+def test_the_openapi_document_describes_pages_and_api_errors(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    revoke = paths["/account/tokens/{item_id}/revoke"]["post"]
+    assert [p["name"] for p in revoke["parameters"]] == ["item_id"]
+    assert set(paths["/login"]["post"]["responses"]) == {"200", "303", "4XX", "503"}
+    assert "text/html" in paths["/login"]["get"]["responses"]["200"]["content"]
+    check = paths["/api/v1/questions/{question_id}/check"]["post"]["responses"]
+    assert {"400", "401", "404", "413", "422", "503"} <= set(check)
+    upload = paths["/author/import"]["post"]["requestBody"]["content"]
+    assert upload["multipart/form-data"]["schema"]["required"] == ["document"]
