@@ -24,3 +24,18 @@ def test_settings_come_from_the_environment(monkeypatch):
 def test_the_default_database_is_a_file_under_var(monkeypatch):
     monkeypatch.delenv("STUDYHALL_DATABASE_URL", raising=False)
     assert Settings().database_url == f"sqlite:///{PROJECT_ROOT / 'var' / 'studyhall.db'}"
+
+
+def test_the_readme_limits_table_gives_the_limits_in_force():
+    from app.accounts.service import TOKEN_LIFETIMES
+    from app.importers import catalog
+    from app.web.limits import API_BODY_BYTES
+
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    limits = readme[readme.index("## Limits") :].split("\n## ")[0]
+    assert f"({Settings().max_upload_bytes:,} bytes)" in limits
+    assert f"| {API_BODY_BYTES:,} bytes |" in limits
+    assert f"{catalog.MAX_CHARS:,} characters, lines of {catalog.MAX_LINE:,}" in limits
+    assert f"keys of at most {catalog.MAX_KEY_PARTS - 1} dots" in limits
+    days = sorted(TOKEN_LIFETIMES)
+    assert f"{days[0]}, {days[1]} (default) or {days[2]} days" in limits
