@@ -132,3 +132,18 @@ class ResultView:
     time_used_s: int
     topics: tuple[TopicScore, ...]  # weakest first
     items: tuple[ReviewItem, ...]
+
+
+@dataclass(frozen=True)
+class SummaryView:
+    attempt: AttemptHeader
+    nav: tuple[NavItem, ...]
+    remaining_s: int | None
+
+    @property
+    def unanswered(self) -> tuple[int, ...]:
+        return tuple(n.position for n in self.nav if not n.answered)
+
+    @property
+    def flagged(self) -> tuple[int, ...]:
+        return tuple(n.position for n in self.nav if n.flagged)

@@ -80,15 +80,18 @@ def start(
     session: Session,
     user_id: int,
     spec: ExamSpec,
-    slot: str,
+    slot: str | None,
     now: datetime,
     grace: timedelta,
     rng: random.Random | None = None,
     *,
     blueprint_id: int | None = None,
 ) -> Started:
-    """Start an attempt in a slot (one open attempt each), or resume the one open there."""
-    existing = _open_in_slot(session, user_id, slot)
+    """Start an attempt in a slot (one open attempt each), or resume the one open there.
+
+    Custom exams have no slot: a learner may keep several open.
+    """
+    existing = _open_in_slot(session, user_id, slot) if slot is not None else None
     if existing is not None and finalise_if_due(session, existing, now, grace):
         existing = None
     if existing is not None:
@@ -119,7 +122,7 @@ def start(
             session.add(attempt)
             session.flush()
     except IntegrityError:
-        twin = _open_in_slot(session, user_id, slot)
+        twin = _open_in_slot(session, user_id, slot) if slot is not None else None
         if twin is None:
             raise
         return Started(twin.id, resumed=True)
@@ -287,3 +290,36 @@ def submit(session: Session, attempt_id: int, user_id: int, now: datetime, grace
     if attempt.status == "open":
         finalise(session, attempt, now, timed_out=_due(attempt, now, grace))
     return session.scalars(select(Attempt.status).where(Attempt.id == attempt_id)).one()
+
+
+def save_page(
+    session: Session,
+    attempt_id: int,
+    user_id: int,
+    position: int,
+    choice_ids: Sequence[int],
+    flagged: bool,
+    now: datetime,
+    grace: timedelta,
+) -> AttemptItem:
+    """Keep what one question's page holds: its choices and its flag.
+
+    In practice mode an answered question keeps its first answer (its feedback is showing),
+    and a page left without a choice keeps the question unanswered.
+    """
+    attempt = _claim(session, attempt_id, user_id, now, grace)
+    item = _item(session, attempt, position)
+    selected = list(dict.fromkeys(choice_ids))
+    _check_choices(item, selected)
+    if attempt.mode == "exam" or (selected and not item.selected_ids):
+        item.selected_ids = selected
+        item.answered_at = now if selected else None
+    item.flagged = flagged
+    session.flush()
+    return item
+
+
+def finalise_due(session: Session, attempt_id: int, now: datetime, grace: timedelta) -> bool:
+    """Finalise one attempt if its time and grace ran out (on any access to it)."""
+    attempt = session.get(Attempt, attempt_id)
+    return attempt is not None and finalise_if_due(session, attempt, now, grace)
