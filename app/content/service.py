@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session, selectinload
 
+from app.content.blueprints import load_blueprints
 from app.content.bundle import (
     Bundle,
     NoteData,
@@ -52,6 +53,7 @@ def load_bundle(session: Session, bundle: Bundle, report: Report, link_threshold
     for placement in bundle.placements:
         _place(session, placement, topics, report)
     session.flush()
+    load_blueprints(session, bundle.blueprints, report)
     report.count("suggested_links", refresh_suggested_links(session, link_threshold))
 
 
