@@ -1,4 +1,4 @@
-"""The `studyhall` command: serve, migrate, seed, import, export, users and check."""
+"""The `studyhall` command: serve, migrate, seed, import, export, sweep, users and check."""
 
 import json
 import sys
@@ -129,6 +129,21 @@ def export(
     else:
         output.write_text(text, encoding="utf-8")
         err.print(f"Wrote {escape(str(output))}")
+
+
+@cli.command()
+def sweep() -> None:
+    """Finalise exam attempts whose time (and grace) ran out; safe to run from cron."""
+    from datetime import timedelta
+
+    from app.exams.sweep import sweep_once
+
+    db = _database()
+    try:
+        closed = sweep_once(db, timedelta(seconds=get_settings().exam_grace_seconds))
+    finally:
+        db.dispose()
+    out.print(f"Finalised {closed} exam attempt(s) whose time ran out.")
 
 
 @cli.command()

@@ -66,6 +66,17 @@ class Settings(BaseSettings):
     rate_limit_window_minutes: int = Field(
         default=15, ge=1, description="The window the two limits above count in."
     )
+    exam_grace_seconds: int = Field(
+        default=30,
+        ge=0,
+        le=600,
+        description="How long after an exam's deadline answers are still accepted (network lag).",
+    )
+    exam_sweep_seconds: float = Field(
+        default=60,
+        ge=0,
+        description="How often each worker finalises exams whose time ran out; 0 turns it off.",
+    )
 
 
 @lru_cache

@@ -1,17 +1,22 @@
 """Database engine, sessions and SQLite tuning."""
 
+import asyncio
+import queue
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import DateTime, Engine, MetaData, TypeDecorator, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_S = 5.0  # how long a writer waits for SQLite's write lock before giving up
 NAMING_CONVENTION = {
@@ -133,6 +138,122 @@ def _tune_sqlite(engine: Engine) -> None:
             writers.release()
 
 
+@dataclass(eq=False)
+class _Job:
+    work: Callable[[Session], Any]
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[tuple[Any, dict[str, Any]]]
+    outcome: tuple[Any, dict[str, Any]] | BaseException | None = field(default=None)
+
+
+class WriteQueue:
+    """One writer thread for small writes, committing them in batches (group commit).
+
+    SQLite takes one writer at a time whatever the number of threads, so answers that queue
+    here cost one BEGIN IMMEDIATE and one COMMIT per batch instead of one each, and threads
+    no longer take turns on the write lock. A job's future is resolved only after the COMMIT
+    that holds its rows, so an acknowledged write is durable. A job that raises is rolled
+    back alone: the batch is run again without it.
+    """
+
+    MAX_BATCH = 64
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self._sessions = sessions
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start = threading.Lock()
+
+    async def run(self, work: Callable[[Session], T]) -> tuple[T, dict[str, Any]]:
+        """Run work(session) in the next batch; its result and session.info once committed."""
+        loop = asyncio.get_running_loop()
+        job = _Job(work, loop, loop.create_future())
+        self._ensure_started()
+        self._jobs.put(job)
+        result, info = await job.future
+        return result, info
+
+    def close(self) -> None:
+        """Finish the queued jobs and stop the writer thread."""
+        with self._start:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            self._jobs.put(None)
+            thread.join()
+
+    def _ensure_started(self) -> None:
+        if self._thread is None:
+            with self._start:
+                if self._thread is None:
+                    self._thread = threading.Thread(
+                        target=self._serve, name="studyhall-writer", daemon=True
+                    )
+                    self._thread.start()
+
+    def _serve(self) -> None:
+        while (first := self._jobs.get()) is not None:
+            batch, stop = [first], False
+            while len(batch) < self.MAX_BATCH:
+                try:
+                    job = self._jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if job is None:
+                    stop = True
+                    break
+                batch.append(job)
+            self._commit(batch)
+            self._resolve(batch)
+            if stop:
+                return
+
+    def _commit(self, batch: list[_Job]) -> None:
+        pending = list(batch)
+        while pending:
+            failed = None
+            try:
+                with self._sessions() as session:
+                    session.connection()  # BEGIN IMMEDIATE now, so a lock wait fails the batch
+                    for job in pending:
+                        session.info.clear()
+                        try:
+                            job.outcome = (job.work(session), dict(session.info))
+                        except Exception as exc:
+                            job.outcome, failed = exc, job
+                            break
+                    if failed is None:
+                        session.commit()
+                        return
+            except Exception as exc:  # BEGIN or COMMIT failed: nothing in the batch was kept
+                for job in pending:
+                    job.outcome = exc
+                return
+            # The session rolled back on leaving the block; run the others again without it.
+            pending.remove(failed)
+
+    @staticmethod
+    def _resolve(batch: list[_Job]) -> None:
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+        for job in batch:
+            by_loop.setdefault(job.loop, []).append(job)
+        for loop, jobs in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_settle, jobs)
+            except RuntimeError:  # the loop has closed: nobody waits for these any more
+                pass
+
+
+def _settle(jobs: list[_Job]) -> None:
+    for job in jobs:
+        if job.future.done():  # the request went away while it waited
+            continue
+        if isinstance(job.outcome, BaseException):
+            job.future.set_exception(job.outcome)
+        else:
+            assert job.outcome is not None
+            job.future.set_result(job.outcome)
+
+
 def make_engine(url: str) -> Engine:
     """Create the engine for a URL, creating the SQLite file's folder when needed."""
     parsed = make_url(url)
@@ -160,6 +281,11 @@ class Database:
         self.read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self.write_sessions = sessionmaker(writer, expire_on_commit=False)
+        # SQLite writes one at a time anyway, so small writes share commits on one thread;
+        # PostgreSQL writes in parallel, each request in a transaction of its own.
+        self.write_queue = (
+            WriteQueue(self.write_sessions) if self.engine.dialect.name == "sqlite" else None
+        )
 
     @contextmanager
     def session_scope(self, *, write: bool = False) -> Iterator[Session]:
@@ -175,4 +301,6 @@ class Database:
                 raise
 
     def dispose(self) -> None:
+        if self.write_queue is not None:
+            self.write_queue.close()
         self.engine.dispose()

@@ -4,6 +4,7 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
@@ -20,6 +21,9 @@ from app.content import api as content_api
 from app.content import routes as content_routes
 from app.content.service import current_version
 from app.db import Database
+from app.exams import api as exam_api
+from app.exams import routes as exam_routes
+from app.exams.sweep import Sweeper
 from app.importers import routes as importer_routes
 from app.progress import api as progress_api
 from app.progress import routes as progress_routes
@@ -49,6 +53,9 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     """Build the Studyhall application for the given (or the environment's) settings."""
     settings = settings or get_settings()
     db = Database(settings.database_url)
+    sweeper = Sweeper(
+        db, settings.exam_sweep_seconds, timedelta(seconds=settings.exam_grace_seconds)
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -56,7 +63,9 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         # later full garbage collection from walking them (it took ~100 ms under load).
         gc.collect()
         gc.freeze()
+        sweeper.start()
         yield
+        await sweeper.stop()
         db.dispose()
 
     app = FastAPI(
@@ -84,8 +93,10 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     # Routes are matched in turn: the ones learners use most come first.
     app.include_router(content_routes.router)
     app.include_router(progress_routes.router)
+    app.include_router(exam_routes.router)
     app.include_router(content_api.router)
     app.include_router(progress_api.router)
+    app.include_router(exam_api.router)
     app.include_router(accounts_routes.router)
     app.include_router(accounts_api.router)
     app.include_router(importer_routes.router)

@@ -1,6 +1,7 @@
 """Every table of the application, imported in one place for Alembic and tests."""
 
 from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
+from app.content.blueprints import ExamBlueprint
 from app.content.models import (
     Choice,
     ContentVersion,
@@ -12,10 +13,14 @@ from app.content.models import (
     Topic,
 )
 from app.db import Base
+from app.exams.models import Attempt, AttemptItem
 from app.progress.models import PracticeAnswer
 
 __all__ = [
     "ApiToken",
+    "Attempt",
+    "AttemptItem",
+    "ExamBlueprint",
     "Base",
     "PracticeAnswer",
     "RateLimitEvent",

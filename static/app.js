@@ -18,6 +18,7 @@
       var input = inputs[Number(event.key) - 1];
       if (!input) return;
       input.checked = input.type === "radio" ? true : !input.checked;
+      input.dispatchEvent(new Event("change", { bubbles: true }));  // exam pages save on change
       input.focus();
       event.preventDefault();
     } else if (event.key === "Enter" && target === document.body) {

@@ -1,9 +1,11 @@
 """Builders and helpers shared by the tests: seed content, imports, log-ins, HTML and SQL."""
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -203,3 +205,12 @@ def import_long_set(db: Database, topic: str, questions: int) -> None:
         ],
     }
     import_file(db, json.dumps(document).encode(), f"{topic}.json", threshold=0.99)
+
+
+T = TypeVar("T")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine on a loop of its own, even when the browser tests left one running here."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -1,16 +1,24 @@
-"""Database plumbing: writers in one process queue in order instead of spinning on SQLite's lock."""
+"""Database plumbing: writers in one process queue in order instead of spinning on SQLite's lock,
+and small writes share commits on one writer thread."""
 
+import asyncio
+import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from sqlalchemy import event, func, select
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
 
 from app.accounts.service import create_user
 from app.db import Database, FifoLock
 from app.migrate import upgrade
 from app.progress.models import PracticeAnswer
-from tests.factories import PASSWORD, import_file, question_id
+from app.progress.service import record_answer
+from tests.factories import PASSWORD, import_file, question_id, run_async
 
 QA = "Locks — Questions and Answers\nQuestion 1: Which?\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
 
@@ -84,3 +92,99 @@ def test_a_writer_that_waits_too_long_gives_up_its_place():
     assert got == [False]
     lock.release()
     assert lock.acquire(timeout=0.05)  # the queue is empty again: free at once
+
+
+def _answers_db(tmp_path: Path) -> tuple[Database, int, int]:
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    upgrade(url)
+    db = Database(url)
+    with db.session_scope(write=True) as session:
+        user = create_user(session, "ann", PASSWORD)
+    import_file(db, QA.encode(), "q.txt")
+    return db, user.id, question_id(db, "1", "locks")
+
+
+def _answer(user: int, question: int, choice: int = 1) -> Callable[[Session], int]:
+    def work(session: Session) -> int:
+        record_answer(session, user, question, 1, [choice], True)
+        return choice
+
+    return work
+
+
+def _answers(db: Database) -> list[list[int]]:
+    with db.session_scope() as session:
+        return sorted(session.scalars(select(PracticeAnswer.selected_ids)).all())
+
+
+def test_the_write_queue_commits_concurrent_writes_in_shared_batches(tmp_path):
+    db, user, question = _answers_db(tmp_path)
+    assert db.write_queue is not None
+    commits = []
+    event.listen(db.engine, "commit", lambda _conn: commits.append(1))
+
+    async def many() -> list[tuple[int, dict[str, object]]]:
+        return await asyncio.gather(
+            *(db.write_queue.run(_answer(user, question, n)) for n in range(200))  # type: ignore[union-attr]
+        )
+
+    outcomes = run_async(many())
+    assert [result for result, _info in outcomes] == list(range(200))
+    assert _answers(db) == sorted([n] for n in range(200))
+    assert len(commits) < 200  # some writes shared a commit
+    db.dispose()
+
+
+def test_a_write_that_fails_is_rolled_back_alone(tmp_path):
+    db, user, question = _answers_db(tmp_path)
+
+    def half_then_fail(session: Session) -> None:
+        _answer(user, question, 99)(session)  # written, then undone by the failure
+        raise ValueError("refused")
+
+    async def batch() -> list[object]:
+        jobs = [_answer(user, question, 1), half_then_fail, _answer(user, question, 2)]
+        return await asyncio.gather(
+            *(db.write_queue.run(job) for job in jobs),  # type: ignore[union-attr]
+            return_exceptions=True,
+        )
+
+    first, failed, last = run_async(batch())
+    assert isinstance(failed, ValueError)
+    assert (first[0], last[0]) == (1, 2)  # type: ignore[index]
+    assert _answers(db) == [[1], [2]]
+    db.dispose()
+
+
+def test_a_batch_that_cannot_commit_reports_every_write_failed(tmp_path, monkeypatch):
+    """Another process holds the write lock past the busy timeout: nothing is acknowledged."""
+    monkeypatch.setattr("app.db.BUSY_TIMEOUT_S", 0.1)
+    db, user, question = _answers_db(tmp_path)
+    other = sqlite3.connect(tmp_path / "q.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+
+    async def batch() -> list[object]:
+        return await asyncio.gather(
+            *(db.write_queue.run(_answer(user, question, n)) for n in range(3)),  # type: ignore[union-attr]
+            return_exceptions=True,
+        )
+
+    outcomes = run_async(batch())
+    other.execute("ROLLBACK")
+    other.close()
+    assert all(isinstance(outcome, OperationalError) for outcome in outcomes)
+    assert _answers(db) == []
+    db.dispose()
+
+
+def test_the_write_queue_finishes_queued_writes_when_closed(tmp_path):
+    db, user, question = _answers_db(tmp_path)
+
+    async def write_then_close() -> int:
+        result, _info = await db.write_queue.run(_answer(user, question, 7))  # type: ignore[union-attr]
+        return result
+
+    assert run_async(write_then_close()) == 7
+    db.dispose()  # joins the writer thread; a second dispose is harmless
+    db.dispose()
+    assert _answers(Database(db.url)) == [[7]]

@@ -65,11 +65,31 @@ class Placement:
 
 
 @dataclass
+class BlueprintData:
+    """An exam blueprint: how many questions from where, how long, and the pass mark."""
+
+    slug: str
+    title: str
+    question_count: int
+    time_limit_s: int | None = None
+    pass_mark: int = 70
+    mode: str = "exam"
+    description: str = ""
+    shuffle_questions: bool = True
+    shuffle_choices: bool = True
+    partial_credit: bool = False
+    sets: list[str] = field(default_factory=list)
+    topics: dict[str, float] = field(default_factory=dict)
+    line: int = 0
+
+
+@dataclass
 class Bundle:
     topics: list[TopicData] = field(default_factory=list)
     question_sets: list[QuestionSetData] = field(default_factory=list)
     notes: list[NoteData] = field(default_factory=list)
     placements: list[Placement] = field(default_factory=list)
+    blueprints: list[BlueprintData] = field(default_factory=list)
 
 
 @dataclass

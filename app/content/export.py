@@ -5,6 +5,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
+from app.content.blueprints import export_blueprints
 from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
 
 FORMAT = "studyhall.content/1"
@@ -56,6 +57,7 @@ def export_content(session: Session) -> dict[str, Any]:
             }
             for n in notes
         ],
+        "exams": export_blueprints(session),
     }
 
 

@@ -5,6 +5,8 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
+from app.content.read_models import NoteLink
+
 
 class _Out(BaseModel):
     model_config = ConfigDict(from_attributes=True)
@@ -108,6 +110,18 @@ class NoteLinkOut(_Out):
         description="'explicit' (set by an author) or 'suggested' (by text similarity)"
     )
     score: float
+
+
+def note_link_json(link: NoteLink) -> dict[str, object]:
+    """Shape a note link as NoteLinkOut does, without validating what a read model holds."""
+    return {
+        "note": link.note_slug,
+        "note_title": link.note_title,
+        "anchor": link.anchor,
+        "heading": link.heading,
+        "origin": link.origin,
+        "score": link.score,
+    }
 
 
 class QuestionOut(_Out):

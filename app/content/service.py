@@ -4,9 +4,10 @@ import random
 import re
 from collections.abc import Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session, selectinload
 
+from app.content.blueprints import load_blueprints
 from app.content.bundle import (
     Bundle,
     NoteData,
@@ -52,6 +53,7 @@ def load_bundle(session: Session, bundle: Bundle, report: Report, link_threshold
     for placement in bundle.placements:
         _place(session, placement, topics, report)
     session.flush()
+    load_blueprints(session, bundle.blueprints, report)
     report.count("suggested_links", refresh_suggested_links(session, link_threshold))
 
 
@@ -304,14 +306,18 @@ def _find_section(session: Session, target: str, line: int, report: Report) -> N
     return section
 
 
+# Built once: every answer runs it, and a prebuilt statement skips construction and keying.
+_ANSWER_KEY = (
+    select(Question.revision, Question.kind, Choice.id, Choice.is_correct)
+    .join(Choice, Choice.question_id == Question.id)
+    .where(Question.id == bindparam("question_id"))
+    .order_by(Choice.position)
+)
+
+
 def grade(session: Session, question_id: int, choice_ids: Sequence[int]) -> Grade:
     """Grade chosen choices against the answer key as the database holds it now."""
-    rows = session.execute(
-        select(Question.revision, Question.kind, Choice.id, Choice.is_correct)
-        .join(Choice, Choice.question_id == Question.id)
-        .where(Question.id == question_id)
-        .order_by(Choice.position)
-    ).all()
+    rows = session.execute(_ANSWER_KEY, {"question_id": question_id}).all()
     if not rows:
         raise NotFound(f"There is no question number {question_id}.")
     revision, kind = rows[0].revision, rows[0].kind

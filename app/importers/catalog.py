@@ -5,6 +5,9 @@ format = "studyhall.catalog/1"
 [question_sets."<set>"]         topic
 [questions."<set>/<key>"]       topic, notes = ["<note>#<anchor>", ...]
 [notes."<note>"]                topic
+[exams."<exam>"]                title, questions, time_limit_minutes (none: untimed), pass_mark,
+                                mode ("exam" or "practice"), sets = [...], topics = {slug = weight},
+                                description, shuffle_questions, shuffle_choices, partial_credit
 
 The standard library's TOML parser takes time quadratic in the length of a dotted key
 (`a.a.a...`, or `1. 1. 1. ...`), so the size of the file, the length of its lines and the
@@ -16,7 +19,7 @@ import tomllib
 from collections.abc import Iterator
 from typing import Any
 
-from app.content.bundle import Bundle, Placement, Report, TopicData
+from app.content.bundle import BlueprintData, Bundle, Placement, Report, TopicData
 from app.importers.errors import ImportRefused
 from app.importers.text import (
     deepest_line,
@@ -63,7 +66,7 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         raise ImportRefused(file, line, "the TOML is nested too deeply to read") from None
     if data.get("format") != FORMAT:
         raise ImportRefused(file, first_line_with(text, "format"), f'format must be "{FORMAT}"')
-    unknown = set(data) - {"format", "topics", *_KINDS}
+    unknown = set(data) - {"format", "topics", "exams", *_KINDS}
     if unknown:
         raise ImportRefused(
             file, first_line_with(text, sorted(unknown)[0]), f"unknown table {sorted(unknown)[0]!r}"
@@ -76,8 +79,12 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         for ref, entry in _table(data, table, text, file).items():
             line = lines.header(table, ref)
             bundle.placements.append(_placement(kind, ref, entry, line, file))
+    for slug, entry in _table(data, "exams", text, file).items():
+        bundle.blueprints.append(_blueprint(slug, entry, lines.header("exams", slug), file))
     report.count("topics", len(bundle.topics))
     report.count("placements", len(bundle.placements))
+    if bundle.blueprints:
+        report.count("exams", len(bundle.blueprints))
     return bundle, report
 
 
@@ -181,6 +188,58 @@ def _placement(kind: str, ref: str, entry: Any, line: int, file: str) -> Placeme
     if topic is not None and not isinstance(topic, str):
         raise ImportRefused(file, line, f"{ref!r}: topic must be a topic slug")
     return Placement(kind=kind, ref=ref, topic=topic, line=line, notes=notes)
+
+
+_EXAM_KEYS = {
+    "title": str,
+    "description": str,
+    "questions": int,
+    "time_limit_minutes": int,
+    "pass_mark": int,
+    "mode": str,
+    "sets": list,
+    "topics": dict,
+    "shuffle_questions": bool,
+    "shuffle_choices": bool,
+    "partial_credit": bool,
+}
+
+
+def _blueprint(slug: str, entry: Any, line: int, file: str) -> BlueprintData:
+    """Read one [exams."<slug>"] table; the content service checks what it refers to."""
+    if not isinstance(entry, dict):
+        raise ImportRefused(file, line, f"exam {slug!r} must be a table")
+    for key, value in entry.items():
+        kind = _EXAM_KEYS.get(key)
+        if kind is None:
+            raise ImportRefused(file, line, f"exam {slug!r}: unknown key {key!r}")
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ImportRefused(file, line, f"exam {slug!r}: {key} must be a {kind.__name__}")
+    if "title" not in entry or "questions" not in entry:
+        raise ImportRefused(file, line, f"exam {slug!r} needs a title and a number of questions")
+    sets, topics = entry.get("sets", []), entry.get("topics", {})
+    if not all(isinstance(s, str) for s in sets) or not all(
+        isinstance(w, int | float) and not isinstance(w, bool) for w in topics.values()
+    ):
+        raise ImportRefused(
+            file, line, f"exam {slug!r}: sets are set slugs, topics map slugs to weights"
+        )
+    minutes = entry.get("time_limit_minutes")
+    return BlueprintData(
+        slug=slug,
+        title=entry["title"].strip(),
+        description=entry.get("description", ""),
+        question_count=entry["questions"],
+        time_limit_s=minutes * 60 if minutes is not None else None,
+        pass_mark=entry.get("pass_mark", 70),
+        mode=entry.get("mode", "exam"),
+        shuffle_questions=entry.get("shuffle_questions", True),
+        shuffle_choices=entry.get("shuffle_choices", True),
+        partial_credit=entry.get("partial_credit", False),
+        sets=list(sets),
+        topics={key: float(weight) for key, weight in topics.items()},
+        line=line,
+    )
 
 
 def _list(data: dict[str, Any], key: str, text: str, file: str) -> list[Any]:

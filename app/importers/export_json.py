@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from app.content.bundle import (
+    BlueprintData,
     Bundle,
     ChoiceData,
     NoteData,
@@ -72,12 +73,28 @@ class _Note(_Model):
     markdown: Text
 
 
+class _Exam(_Model):
+    slug: Slug
+    title: Text
+    description: str = ""
+    question_count: int = Field(ge=1, le=1000)
+    time_limit_s: int | None = Field(default=None, ge=60, le=86_400)
+    pass_mark: int = Field(default=70, ge=0, le=100)
+    mode: str = Field(default="exam", pattern="^(exam|practice)$")
+    shuffle_questions: bool = True
+    shuffle_choices: bool = True
+    partial_credit: bool = False
+    sets: list[Slug] = []
+    topics: dict[Slug, float] = {}
+
+
 class _Export(_Model):
     format: str
     topics: list[_Topic] = []
     question_sets: list[_Set] = []
     questions: list[_Question] = []
     notes: list[_Note] = []
+    exams: list[_Exam] = []
 
 
 def looks_like(text: str) -> bool:
@@ -110,6 +127,8 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
     bundle = _bundle(doc, text, file)
     for name in ("topics", "question_sets", "questions", "notes"):
         report.count(name, len(getattr(doc, name)))
+    if doc.exams:
+        report.count("exams", len(doc.exams))
     return bundle, report
 
 
@@ -166,7 +185,12 @@ def _bundle(doc: _Export, text: str, file: str) -> Bundle:
             )
             for n in doc.notes
         ],
+        blueprints=[_blueprint(exam, lines.get(("slug", exam.slug), 1)) for exam in doc.exams],
     )
+
+
+def _blueprint(exam: _Exam, line: int) -> BlueprintData:
+    return BlueprintData(**exam.model_dump(), line=line)
 
 
 def _line_for(text: str, raw: object, loc: tuple[int | str, ...]) -> int:

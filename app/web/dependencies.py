@@ -14,6 +14,7 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
+from app.db import WriteQueue
 from app.web.cache import ContentCache
 
 T = TypeVar("T")
@@ -50,15 +51,28 @@ def after_commit(session: Session, callback: Callable[[], object]) -> None:
 
 
 class UnitOfWork:
-    """One transaction for a request, run with its commit in a single thread-pool call."""
+    """One transaction for a request, run with its commit in a single thread-pool call.
 
-    def __init__(self, sessions: sessionmaker[Session], cache: ContentCache) -> None:
+    With a write queue (SQLite), the work joins the writer thread's next batch instead and
+    shares its commit.
+    """
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        cache: ContentCache,
+        write_queue: WriteQueue | None = None,
+    ) -> None:
         self._sessions = sessions
         self._cache = cache
+        self._write_queue = write_queue
 
     async def run(self, work: Callable[[Session], T]) -> T:
         """Run work(session) and commit, off the event loop; the result once it is durable."""
-        result, info = await run_in_threadpool(self._run, work)
+        if self._write_queue is not None:
+            result, info = await self._write_queue.run(work)
+        else:
+            result, info = await run_in_threadpool(self._run, work)
         if info.get("content_changed"):
             self._cache.clear()
         for callback in info.get("after_commit", []):
@@ -75,7 +89,9 @@ class UnitOfWork:
 def unit_of_work(request: Request, *, write: bool = True) -> UnitOfWork:
     """Build the request's unit of work (a write one takes SQLite's write lock up front)."""
     db = request.app.state.db
-    return UnitOfWork(db.write_sessions if write else db.read_sessions, request.app.state.cache)
+    if write:
+        return UnitOfWork(db.write_sessions, request.app.state.cache, db.write_queue)
+    return UnitOfWork(db.read_sessions, request.app.state.cache)
 
 
 async def get_cache(request: Request) -> ContentCache:

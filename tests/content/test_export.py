@@ -34,6 +34,7 @@ def test_empty_database_exports_empty_lists(db):
         "question_sets": [],
         "questions": [],
         "notes": [],
+        "exams": [],
     }
 
 

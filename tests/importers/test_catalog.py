@@ -36,7 +36,7 @@ def test_seed_catalog_topics_form_a_tree():
     assert bundle.topics[1].description.startswith("FP32, TF32, FP16 and INT8 inference")
     assert [t.line for t in bundle.topics] == [6, 11, 17, 23, 29, 35]
     assert report.format == "catalog"
-    assert report.counts == {"topics": 6, "placements": 9}
+    assert report.counts == {"topics": 6, "placements": 9, "exams": 1}
 
 
 def test_seed_catalog_places_content_and_links_two_questions():

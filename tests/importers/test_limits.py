@@ -56,7 +56,7 @@ LONG_HEADING = " ".join(["calibration"] * 12)  # fits as a heading, not as an an
             "unknown topic",
         ),
         (b'{\n  "topics": [],\n  "format": "other"\n}', 3, "not a Studyhall export"),
-        (_doc(topics=[], exams="x"), 4, "exams: Extra inputs are not permitted"),
+        (_doc(topics=[], quizzes="x"), 4, "quizzes: Extra inputs are not permitted"),
         (b'{\n"format": "studyhall.content/1",\n"a": ' + b"[" * 5_000, 3, "nested too deeply"),
         (_qa(title="T" * 250), 1, "slug (from its title) is 250 characters long"),
         (_qa(number="9" * 70), 2, "question number is 70 characters long"),

@@ -2,7 +2,6 @@
 
 import asyncio
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -11,13 +10,7 @@ from app.db import Database
 from app.main import create_app
 from app.web.cache import ContentCache
 from tests.factories import choice_ids, count_queries, import_file, log_in, question_id
-
-
-def run(coroutine):  # type: ignore[no-untyped-def]
-    """Run a coroutine on a loop of its own, even when the browser tests left one running here."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
+from tests.factories import run_async as run
 
 QA = "Cached — Questions and Answers\nQuestion 1: {stem}\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
 

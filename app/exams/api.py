@@ -1,0 +1,221 @@
+"""The exams JSON API under /api/v1: list exams, start, read, answer, flag, submit, results.
+
+Each attempt is visible to its owner only; anyone else gets the 404 a missing one gets.
+"""
+
+from functools import partial
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer
+from app.content.dependencies import Slug
+from app.db import Database
+from app.exams import queries, service
+from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
+from app.exams.errors import NotSubmitted, refuse_if_closed
+from app.exams.read_models import AttemptHeader, NavItem
+from app.exams.schemas import (
+    AnswerIn,
+    AttemptOut,
+    AttemptQuestionOut,
+    ExamOut,
+    FlagIn,
+    ResultOut,
+)
+from app.web.dependencies import SessionDep, unit_of_work
+from app.web.schemas import ErrorOut
+
+router = APIRouter(
+    prefix="/api/v1",
+    tags=["exams"],
+    dependencies=[Depends(load_viewer)],
+    responses={
+        401: {"model": ErrorOut, "description": "Not logged in, or a bad API token"},
+        404: {"model": ErrorOut, "description": "Not found, or not yours"},
+    },
+)
+CLOSED: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorOut, "description": "Submitted already, or time ran out"}
+}
+BAD_ANSWER: dict[int | str, dict[str, Any]] = {
+    422: {"model": ErrorOut, "description": "A choice of another question, or two"}
+}
+
+
+def _attempt_out(attempt: AttemptHeader, nav: tuple[NavItem, ...], request: Request) -> dict:
+    return {
+        "id": attempt.id,
+        "title": attempt.title,
+        "exam": attempt.blueprint_slug,
+        "mode": attempt.mode,
+        "status": attempt.status,
+        "question_count": attempt.question_count,
+        "pass_mark": attempt.pass_mark,
+        "started_at": attempt.started_at,
+        "deadline_at": attempt.deadline_at,
+        "submitted_at": attempt.submitted_at,
+        "remaining_s": attempt.remaining_s(now_of(request)) if attempt.is_open else None,
+        "percent": attempt.percent,
+        "passed": attempt.passed,
+        "questions": nav,
+    }
+
+
+@router.get("/exams", response_model=list[ExamOut])
+def list_exams(session: SessionDep, viewer: CurrentViewer) -> Any:
+    """List the exams (with the caller's open attempt at each, when logged in)."""
+    return queries.blueprints(session, viewer.id if viewer is not None else None)
+
+
+@router.post(
+    "/exams/{slug}/attempts",
+    response_model=AttemptOut,
+    status_code=201,
+    responses={200: {"model": AttemptOut, "description": "The open attempt, resumed"}},
+)
+async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer) -> Any:
+    """Start an attempt at an exam (201), or return the caller's open one (200)."""
+    started = await unit_of_work(request).run(
+        partial(
+            service.start_attempt,
+            user_id=viewer.id,
+            slug=slug,
+            now=now_of(request),
+            grace=grace_of(request),
+        )
+    )
+    body = await run_in_threadpool(_state, request.app.state.db, started.attempt_id, viewer.id)
+    out = AttemptOut.model_validate(_attempt_out(body[0], body[1], request))
+    return JSONResponse(out.model_dump(mode="json"), status_code=200 if started.resumed else 201)
+
+
+def _state(
+    db: Database, attempt_id: int, user_id: int
+) -> tuple[AttemptHeader, tuple[NavItem, ...]]:
+    with db.read_sessions() as session:
+        attempt = queries.header(session, attempt_id, user_id)
+        return attempt, queries.summary(session, attempt, attempt.started_at).nav
+
+
+@router.get("/attempts", response_model=list[AttemptOut])
+def list_attempts(request: Request, session: SessionDep, viewer: RequiredViewer) -> Any:
+    """List the caller's attempts, newest first (the latest 50)."""
+    return [_attempt_out(a, (), request) for a in queries.history(session, viewer.id)]
+
+
+@router.get("/attempts/{attempt_id}", response_model=AttemptOut)
+def get_attempt(request: Request, attempt: OwnedAttempt, session: SessionDep) -> Any:
+    """Get an attempt: its state, time left and each question's answered and flagged marks."""
+    nav = queries.summary(session, attempt, now_of(request)).nav
+    return _attempt_out(attempt, nav, request)
+
+
+@router.get(
+    "/attempts/{attempt_id}/questions/{position}",
+    response_model=AttemptQuestionOut,
+    responses=CLOSED,
+)
+def get_question(
+    request: Request, attempt: OwnedAttempt, position: Position, session: SessionDep
+) -> Any:
+    """Get one question of an open attempt as it is shown (no answer key in exam mode)."""
+    refuse_if_closed(attempt)
+    return queries.take(session, attempt, position, now_of(request)).item
+
+
+@router.put(
+    "/attempts/{attempt_id}/questions/{position}/answer",
+    response_model=AttemptQuestionOut,
+    responses={**CLOSED, **BAD_ANSWER},
+)
+async def save_answer(
+    request: Request,
+    attempt: OwnedAttempt,
+    position: Position,
+    body: AnswerIn,
+    viewer: RequiredViewer,
+) -> Any:
+    """Save the chosen choices of one question (an empty list clears an exam-mode answer)."""
+    refuse_if_closed(attempt)
+    await unit_of_work(request).run(
+        partial(
+            service.save_answer,
+            attempt_id=attempt.id,
+            user_id=viewer.id,
+            position=position,
+            choice_ids=body.choice_ids,
+            now=now_of(request),
+            grace=grace_of(request),
+        )
+    )
+    return await run_in_threadpool(_item, request, attempt, position)
+
+
+def _item(request: Request, attempt: AttemptHeader, position: int) -> Any:
+    with request.app.state.db.read_sessions() as session:
+        return queries.take(session, attempt, position, now_of(request)).item
+
+
+@router.put(
+    "/attempts/{attempt_id}/questions/{position}/flag",
+    response_model=AttemptQuestionOut,
+    responses=CLOSED,
+)
+async def flag_question(
+    request: Request,
+    attempt: OwnedAttempt,
+    position: Position,
+    body: FlagIn,
+    viewer: RequiredViewer,
+) -> Any:
+    """Flag a question for review, or take the flag off."""
+    refuse_if_closed(attempt)
+    await unit_of_work(request).run(
+        partial(
+            service.set_flag,
+            attempt_id=attempt.id,
+            user_id=viewer.id,
+            position=position,
+            flagged=body.flagged,
+            now=now_of(request),
+            grace=grace_of(request),
+        )
+    )
+    return await run_in_threadpool(_item, request, attempt, position)
+
+
+@router.post("/attempts/{attempt_id}/submit", response_model=ResultOut)
+async def submit(request: Request, attempt: OwnedAttempt, viewer: RequiredViewer) -> Any:
+    """Submit an attempt (submitting twice is no error) and return its result."""
+    await unit_of_work(request).run(
+        partial(
+            service.submit,
+            attempt_id=attempt.id,
+            user_id=viewer.id,
+            now=now_of(request),
+            grace=grace_of(request),
+        )
+    )
+    return await run_in_threadpool(_result, request, attempt.id, viewer.id)
+
+
+def _result(request: Request, attempt_id: int, user_id: int) -> dict:
+    with request.app.state.db.read_sessions() as session:
+        attempt = queries.header(session, attempt_id, user_id)
+        if attempt.is_open:
+            raise NotSubmitted()
+        view = queries.result(session, attempt)
+    return {**vars(view), "attempt": _attempt_out(attempt, (), request)}
+
+
+@router.get(
+    "/attempts/{attempt_id}/result",
+    response_model=ResultOut,
+    responses={409: {"model": ErrorOut, "description": "Not submitted yet"}},
+)
+def get_result(request: Request, attempt: OwnedAttempt, viewer: RequiredViewer) -> Any:
+    """Get a submitted attempt's score, per-topic breakdown and review with explanations."""
+    return _result(request, attempt.id, viewer.id)

@@ -1,0 +1,81 @@
+"""Attempts at exams and what was answered in them; each question is a snapshot."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.db import Base, UTCDateTime
+
+STATUSES = ("open", "submitted", "expired")  # expired: submitted when time ran out
+
+
+class Attempt(Base):
+    __tablename__ = "exam_attempt"
+    __table_args__ = (
+        CheckConstraint("status IN ('open', 'submitted', 'expired')", name="status"),
+        CheckConstraint("mode IN ('exam', 'practice')", name="mode"),
+        # One open attempt per exam per learner: `open_slot` names the exam while the attempt
+        # is open and is cleared when it closes (NULLs never collide).
+        UniqueConstraint("user_id", "open_slot"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
+    )
+    blueprint_id: Mapped[int | None] = mapped_column(
+        ForeignKey("exam_blueprint.id", ondelete="SET NULL"), index=True
+    )
+    open_slot: Mapped[str | None] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(String(200))
+    mode: Mapped[str] = mapped_column(String(10))
+    status: Mapped[str] = mapped_column(String(10), default="open", index=True)
+    pass_mark: Mapped[int] = mapped_column(Integer)
+    partial_credit: Mapped[bool] = mapped_column(default=False)
+    question_count: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_saved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    score: Mapped[float | None] = mapped_column(Float)  # points, out of question_count
+    percent: Mapped[float | None] = mapped_column(Float)
+    passed: Mapped[bool | None]
+
+    items: Mapped[list["AttemptItem"]] = relationship(
+        back_populates="attempt",
+        lazy="raise",
+        order_by="AttemptItem.position",
+        cascade="all, delete-orphan",
+    )
+
+
+class AttemptItem(Base):
+    """One question of an attempt, as it was shown: stem, choices in order, key, explanation."""
+
+    __tablename__ = "exam_attempt_item"
+    __table_args__ = (UniqueConstraint("attempt_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    attempt_id: Mapped[int] = mapped_column(ForeignKey("exam_attempt.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    question_id: Mapped[int | None] = mapped_column(
+        ForeignKey("question.id", ondelete="SET NULL"), index=True
+    )
+    snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
+    selected_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
+    flagged: Mapped[bool] = mapped_column(default=False)
+    answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    points: Mapped[float | None] = mapped_column(Float)
+    is_correct: Mapped[bool | None]
+
+    attempt: Mapped[Attempt] = relationship(back_populates="items", lazy="raise")

@@ -1,0 +1,213 @@
+"""Read queries behind the exam pages and API; each returns plain read models.
+
+An open exam-mode attempt is shown without its answer key or explanations: only `result`
+(for a closed attempt) and practice-mode feedback read them from the snapshot.
+"""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.content.blueprints import ExamBlueprint
+from app.content.markdown import render
+from app.content.read_models import ChoiceView, TopicRef
+from app.exams.errors import NotFound
+from app.exams.models import Attempt, AttemptItem
+from app.exams.read_models import (
+    AttemptHeader,
+    BlueprintSummary,
+    Feedback,
+    ItemView,
+    LinkRef,
+    NavItem,
+    ResultView,
+    ReviewItem,
+    SummaryView,
+    TakeView,
+    TopicScore,
+)
+
+HISTORY_LIMIT = 50
+
+
+def blueprints(session: Session, user_id: int | None) -> tuple[BlueprintSummary, ...]:
+    """List the exams, each with the learner's open attempt at it (if any)."""
+    open_ids: dict[int, int] = {}
+    if user_id is not None:
+        rows = session.execute(
+            select(Attempt.blueprint_id, Attempt.id).where(
+                Attempt.user_id == user_id, Attempt.status == "open"
+            )
+        ).all()
+        open_ids = {bp: attempt for bp, attempt in rows if bp is not None}
+    found = session.scalars(select(ExamBlueprint).order_by(ExamBlueprint.position))
+    return tuple(
+        BlueprintSummary(
+            slug=b.slug,
+            title=b.title,
+            description_html=render(b.description_md) if b.description_md else "",
+            question_count=b.question_count,
+            time_limit_s=b.time_limit_s,
+            pass_mark=b.pass_mark,
+            mode=b.mode,
+            open_attempt_id=open_ids.get(b.id),
+        )
+        for b in found
+    )
+
+
+def _header(attempt: Attempt, blueprint_slug: str | None) -> AttemptHeader:
+    return AttemptHeader(
+        id=attempt.id,
+        user_id=attempt.user_id,
+        title=attempt.title,
+        mode=attempt.mode,
+        status=attempt.status,
+        blueprint_slug=blueprint_slug,
+        question_count=attempt.question_count,
+        pass_mark=attempt.pass_mark,
+        started_at=attempt.started_at,
+        deadline_at=attempt.deadline_at,
+        submitted_at=attempt.submitted_at,
+        percent=attempt.percent,
+        passed=attempt.passed,
+    )
+
+
+def header(session: Session, attempt_id: int, user_id: int) -> AttemptHeader:
+    """Load a learner's attempt; anyone else's is as missing as one that does not exist."""
+    row = session.execute(
+        select(Attempt, ExamBlueprint.slug)
+        .outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
+        .where(Attempt.id == attempt_id, Attempt.user_id == user_id)
+    ).one_or_none()
+    if row is None:
+        raise NotFound("There is nothing here with that number.")
+    return _header(*row)
+
+
+def history(session: Session, user_id: int) -> tuple[AttemptHeader, ...]:
+    """List a learner's attempts, newest first."""
+    rows = session.execute(
+        select(Attempt, ExamBlueprint.slug)
+        .outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
+        .where(Attempt.user_id == user_id)
+        .order_by(Attempt.started_at.desc(), Attempt.id.desc())
+        .limit(HISTORY_LIMIT)
+    ).all()
+    return tuple(_header(attempt, slug) for attempt, slug in rows)
+
+
+def _items(session: Session, attempt_id: int) -> list[AttemptItem]:
+    return list(
+        session.scalars(
+            select(AttemptItem)
+            .where(AttemptItem.attempt_id == attempt_id)
+            .order_by(AttemptItem.position)
+        )
+    )
+
+
+def _nav(items: list[AttemptItem]) -> tuple[NavItem, ...]:
+    return tuple(NavItem(i.position, bool(i.selected_ids), i.flagged) for i in items)
+
+
+def _topic(snapshot: dict[str, Any]) -> TopicRef | None:
+    topic = snapshot.get("topic")
+    return TopicRef(topic["slug"], topic["title"]) if topic else None
+
+
+def _choices(snapshot: dict[str, Any]) -> tuple[ChoiceView, ...]:
+    return tuple(ChoiceView(c["id"], n, c["html"]) for n, c in enumerate(snapshot["choices"], 1))
+
+
+def _links(snapshot: dict[str, Any]) -> tuple[LinkRef, ...]:
+    return tuple(LinkRef(**link) for link in snapshot.get("links", []))
+
+
+def take(session: Session, attempt: AttemptHeader, position: int, now: datetime) -> TakeView:
+    """Gather one question of an open attempt with the navigator and the time left."""
+    items = _items(session, attempt.id)
+    if not 1 <= position <= len(items):
+        raise NotFound(f"This exam has no question {position}.")
+    item = items[position - 1]
+    snapshot = item.snapshot
+    feedback = None
+    if attempt.mode == "practice" and item.answered_at is not None and item.selected_ids:
+        correct = set(snapshot["correct_ids"]) == set(item.selected_ids)
+        feedback = Feedback(
+            correct, tuple(snapshot["correct_ids"]), snapshot["explanation_html"], _links(snapshot)
+        )
+    view = ItemView(
+        position=item.position,
+        kind=snapshot["kind"],
+        stem_html=snapshot["stem_html"],
+        topic=_topic(snapshot),
+        choices=_choices(snapshot),
+        selected_ids=tuple(item.selected_ids),
+        flagged=item.flagged,
+        feedback=feedback,
+    )
+    return TakeView(attempt, view, _nav(items), attempt.remaining_s(now))
+
+
+def summary(session: Session, attempt: AttemptHeader, now: datetime) -> SummaryView:
+    """Gather what is answered and flagged, for the page before submitting."""
+    return SummaryView(attempt, _nav(_items(session, attempt.id)), attempt.remaining_s(now))
+
+
+def result(session: Session, attempt: AttemptHeader) -> ResultView:
+    """Gather a closed attempt's score, per-topic breakdown and every question's review."""
+    items = _items(session, attempt.id)
+    reviews = tuple(_review(item) for item in items)
+    topics: dict[str | None, list[Any]] = {}
+    for review in reviews:
+        key = review.topic.slug if review.topic else None
+        entry = topics.setdefault(key, [review.topic.title if review.topic else "No topic", 0.0, 0])
+        entry[1] += review.points
+        entry[2] += 1
+    scores = sorted(
+        (
+            TopicScore(slug, title, got, total, round(100 * got / total, 1))
+            for slug, (title, got, total) in topics.items()
+        ),
+        key=lambda t: (t.percent, t.title),
+    )
+    finished = attempt.submitted_at or attempt.started_at
+    return ResultView(
+        attempt=attempt,
+        score=sum(r.points for r in reviews),
+        percent=attempt.percent or 0.0,
+        passed=bool(attempt.passed),
+        timed_out=attempt.status == "expired",
+        time_used_s=max(0, int((finished - attempt.started_at).total_seconds())),
+        topics=tuple(scores),
+        items=reviews,
+    )
+
+
+def _review(item: AttemptItem) -> ReviewItem:
+    snapshot = item.snapshot
+    return ReviewItem(
+        position=item.position,
+        kind=snapshot["kind"],
+        stem_html=snapshot["stem_html"],
+        topic=_topic(snapshot),
+        choices=_choices(snapshot),
+        selected_ids=tuple(item.selected_ids),
+        correct_ids=tuple(snapshot["correct_ids"]),
+        correct=bool(item.is_correct),
+        points=item.points or 0.0,
+        flagged=item.flagged,
+        explanation_html=snapshot["explanation_html"],
+        links=_links(snapshot),
+        question_id=item.question_id,
+    )
+
+
+def resume_position(session: Session, attempt_id: int) -> int:
+    """The first unanswered question of an attempt (the last one when all are answered)."""
+    items = _items(session, attempt_id)
+    return next((i.position for i in items if not i.selected_ids), len(items) or 1)

@@ -1,0 +1,149 @@
+"""Read models the exam pages and API show: plain and immutable.
+
+Before an exam-mode attempt is submitted none of them carries a right answer or an
+explanation: `ItemView.feedback` is filled only in practice mode, for answered questions.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from app.content.read_models import ChoiceView, TopicRef
+
+
+@dataclass(frozen=True)
+class LinkRef:
+    note_slug: str
+    note_title: str
+    anchor: str
+    heading: str
+
+
+@dataclass(frozen=True)
+class BlueprintSummary:
+    slug: str
+    title: str
+    description_html: str
+    question_count: int
+    time_limit_s: int | None
+    pass_mark: int
+    mode: str
+    open_attempt_id: int | None = None
+
+
+@dataclass(frozen=True)
+class AttemptHeader:
+    id: int
+    user_id: int
+    title: str
+    mode: str
+    status: str
+    blueprint_slug: str | None
+    question_count: int
+    pass_mark: int
+    started_at: datetime
+    deadline_at: datetime | None
+    submitted_at: datetime | None
+    percent: float | None
+    passed: bool | None
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open"
+
+    def remaining_s(self, now: datetime) -> int | None:
+        """Whole seconds left before the deadline (None when untimed, 0 when past)."""
+        if self.deadline_at is None:
+            return None
+        return max(0, int((self.deadline_at - now).total_seconds()))
+
+
+@dataclass(frozen=True)
+class NavItem:
+    position: int
+    answered: bool
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class Feedback:
+    correct: bool
+    correct_ids: tuple[int, ...]
+    explanation_html: str
+    links: tuple[LinkRef, ...]
+
+
+@dataclass(frozen=True)
+class ItemView:
+    position: int
+    kind: str
+    stem_html: str
+    topic: TopicRef | None
+    choices: tuple[ChoiceView, ...]
+    selected_ids: tuple[int, ...]
+    flagged: bool
+    feedback: Feedback | None = None
+
+
+@dataclass(frozen=True)
+class TakeView:
+    attempt: AttemptHeader
+    item: ItemView
+    nav: tuple[NavItem, ...]
+    remaining_s: int | None
+
+    @property
+    def answered(self) -> int:
+        return sum(1 for n in self.nav if n.answered)
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    position: int
+    kind: str
+    stem_html: str
+    topic: TopicRef | None
+    choices: tuple[ChoiceView, ...]
+    selected_ids: tuple[int, ...]
+    correct_ids: tuple[int, ...]
+    correct: bool
+    points: float
+    flagged: bool
+    explanation_html: str
+    links: tuple[LinkRef, ...]
+    question_id: int | None
+
+
+@dataclass(frozen=True)
+class TopicScore:
+    slug: str | None
+    title: str
+    correct: float
+    total: int
+    percent: float
+
+
+@dataclass(frozen=True)
+class ResultView:
+    attempt: AttemptHeader
+    score: float
+    percent: float
+    passed: bool
+    timed_out: bool
+    time_used_s: int
+    topics: tuple[TopicScore, ...]  # weakest first
+    items: tuple[ReviewItem, ...]
+
+
+@dataclass(frozen=True)
+class SummaryView:
+    attempt: AttemptHeader
+    nav: tuple[NavItem, ...]
+    remaining_s: int | None
+
+    @property
+    def unanswered(self) -> tuple[int, ...]:
+        return tuple(n.position for n in self.nav if not n.answered)
+
+    @property
+    def flagged(self) -> tuple[int, ...]:
+        return tuple(n.position for n in self.nav if n.flagged)

@@ -1,0 +1,267 @@
+"""Exam pages: the list, starting or resuming, one question a page, summary, submit, results.
+
+Every page works without JavaScript (a form post, then a redirect); with htmx each change
+of a choice or a flag is saved at once and only the navigator block comes back.
+"""
+
+from functools import partial
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer
+from app.accounts.service import Viewer
+from app.content.dependencies import Slug
+from app.content.queries import topics_list
+from app.content.read_models import TopicSummary
+from app.exams import queries, service
+from app.exams.custom import CustomExam, start_custom
+from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
+from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, refuse_if_closed
+from app.exams.read_models import AttemptHeader
+from app.web.dependencies import SessionDep, unit_of_work
+from app.web.templating import is_htmx, render, url_for
+
+router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
+ChoiceField = Annotated[list[str] | None, Form(max_length=26)]
+Go = Literal["next", "prev", "summary", "stay"]
+Show = Annotated[Literal["all", "wrong", "flagged"], Query(description="Which questions")]
+
+
+@router.get("/exams", name="exams")
+def exams(request: Request, session: SessionDep, viewer: CurrentViewer) -> HTMLResponse:
+    """List the exams to start or resume, a form for a custom exam, and past attempts."""
+    return _exams_page(request, session, viewer)
+
+
+def _exams_page(
+    request: Request,
+    session: SessionDep,
+    viewer: Viewer | None,
+    *,
+    form: dict[str, Any] | None = None,
+    error: InvalidExamSpec | None = None,
+) -> HTMLResponse:
+    user_id = viewer.id if viewer is not None else None
+    context = {
+        "blueprints": queries.blueprints(session, user_id),
+        "history": queries.history(session, user_id) if user_id is not None else (),
+        "topics": _flatten(topics_list(session)),
+        "form": form or {"count": 10, "minutes": 15, "mode": "exam", "topics": []},
+        "errors": {error.field: error.message} if error else {},
+    }
+    return render(request, "exams/list.html", context, status_code=422 if error else 200)
+
+
+def _flatten(topics: tuple[TopicSummary, ...], depth: int = 0) -> list[tuple[int, TopicSummary]]:
+    flat = []
+    for topic in topics:
+        flat.append((depth, topic))
+        flat.extend(_flatten(topic.children, depth + 1))
+    return flat
+
+
+@router.post("/exams/custom", name="start_custom_exam")
+async def start_custom_exam(
+    request: Request,
+    viewer: RequiredViewer,
+    session: SessionDep,
+    topics: Annotated[list[str] | None, Form(max_length=200)] = None,
+    count: Annotated[str, Form(max_length=10)] = "",
+    minutes: Annotated[str, Form(max_length=10)] = "",
+    mode: Annotated[str, Form(max_length=10)] = "exam",
+    only_wrong: Annotated[str | None, Form(max_length=5)] = None,
+    only_unseen: Annotated[str | None, Form(max_length=5)] = None,
+) -> Response:
+    """Build a custom exam from the learner's choices and start it."""
+    form = {
+        "topics": topics or [],
+        "count": count,
+        "minutes": minutes,
+        "mode": mode,
+        "only_wrong": only_wrong is not None,
+        "only_unseen": only_unseen is not None,
+    }
+    try:
+        wanted = CustomExam(
+            topics=tuple(dict.fromkeys(topics or [])),
+            count=_number(count, "count", "Enter how many questions, as a number."),
+            minutes=_number(
+                minutes or "0", "minutes", "Enter the minutes as a number (0: untimed)."
+            ),
+            mode=mode,
+            only_wrong=only_wrong is not None,
+            only_unseen=only_unseen is not None,
+        )
+        started = await unit_of_work(request).run(
+            partial(
+                start_custom,
+                user_id=viewer.id,
+                request=wanted,
+                now=now_of(request),
+                grace=grace_of(request),
+            )
+        )
+    except InvalidExamSpec as exc:
+        return _exams_page(request, session, viewer, form=form, error=exc)
+    return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
+
+
+def _number(value: str, field: str, message: str) -> int:
+    if not value.strip().isdigit() or len(value.strip()) > 6:
+        raise InvalidExamSpec(field, message)
+    return int(value)
+
+
+@router.post("/exams/{slug}/start", name="start_exam")
+async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer) -> Response:
+    """Start an exam, or resume the open attempt at it."""
+    started = await unit_of_work(request).run(
+        partial(
+            service.start_attempt,
+            user_id=viewer.id,
+            slug=slug,
+            now=now_of(request),
+            grace=grace_of(request),
+        )
+    )
+    return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
+
+
+def _goto(attempt_id: int, position: int) -> RedirectResponse:
+    target = url_for("attempt_question", attempt_id=attempt_id, position=position)
+    return RedirectResponse(target, status_code=303)
+
+
+@router.get("/attempts/{attempt_id}", name="attempt")
+def attempt_result(
+    request: Request, attempt: OwnedAttempt, session: SessionDep, show: Show = "all"
+) -> Response:
+    """Show a closed attempt's result and review; an open one goes on where it was left."""
+    if attempt.is_open:
+        return _goto(attempt.id, queries.resume_position(session, attempt.id))
+    view = queries.result(session, attempt)
+    shown = [
+        item
+        for item in view.items
+        if show == "all"
+        or (show == "wrong" and not item.correct)
+        or (show == "flagged" and item.flagged)
+    ]
+    context = {"view": view, "shown": shown, "show": show, "late": "late" in request.query_params}
+    return render(request, "exams/result.html", context)
+
+
+@router.get("/attempts/{attempt_id}/review", name="attempt_review")
+def attempt_review(
+    request: Request, attempt: OwnedAttempt, session: SessionDep, show: Show = "all"
+) -> Response:
+    """Review a closed attempt question by question, all of them or the wrong or flagged ones."""
+    return attempt_result(request, attempt, session, show)
+
+
+@router.get("/attempts/{attempt_id}/questions/{position}", name="attempt_question")
+def attempt_question(
+    request: Request, attempt: OwnedAttempt, position: Position, session: SessionDep
+) -> Response:
+    """Show one question of an open attempt with the navigator and the time left."""
+    if not attempt.is_open:
+        return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
+    return _question_page(request, session, attempt, position)
+
+
+def _question_page(
+    request: Request,
+    session: SessionDep,
+    attempt: AttemptHeader,
+    position: int,
+    *,
+    error: str | None = None,
+    saved: bool = False,
+    status_code: int = 200,
+    block: str | None = None,
+) -> HTMLResponse:
+    view = queries.take(session, attempt, position, now_of(request))
+    context = {"view": view, "error": error, "saved": saved}
+    return render(request, "exams/question.html", context, status_code=status_code, block=block)
+
+
+@router.post("/attempts/{attempt_id}/questions/{position}", name="save_attempt_question")
+async def save_attempt_question(
+    request: Request,
+    attempt: OwnedAttempt,
+    position: Position,
+    viewer: RequiredViewer,
+    session: SessionDep,
+    choice: ChoiceField = None,
+    flagged: Annotated[str | None, Form(max_length=5)] = None,
+    go: Annotated[Go, Form()] = "stay",
+) -> Response:
+    """Save a question's choices and flag, then go where the learner asked."""
+    block = "status" if is_htmx(request) else None
+    try:
+        refuse_if_closed(attempt)
+        await unit_of_work(request).run(
+            partial(
+                service.save_page,
+                attempt_id=attempt.id,
+                user_id=viewer.id,
+                position=position,
+                choice_ids=_choice_ids(choice or []),
+                flagged=flagged is not None,
+                now=now_of(request),
+                grace=grace_of(request),
+            )
+        )
+    except InvalidExamAnswer as exc:
+        return _question_page(
+            request, session, attempt, position, error=exc.message, status_code=422, block=block
+        )
+    except AttemptClosed as exc:
+        if block is None:
+            raise
+        return Response(status_code=409, headers={"HX-Redirect": exc.page_redirect or "/"})
+    if block is not None:
+        return _question_page(request, session, attempt, position, saved=True, block=block)
+    return _after_save(attempt, position, go)
+
+
+def _after_save(attempt: AttemptHeader, position: int, go: Go) -> RedirectResponse:
+    if go == "summary" or (go == "next" and position >= attempt.question_count):
+        target = url_for("attempt_summary", attempt_id=attempt.id)
+        return RedirectResponse(target, status_code=303)
+    step = {"next": 1, "prev": -1}.get(go, 0)
+    return _goto(attempt.id, max(1, position + step))
+
+
+def _choice_ids(values: list[str]) -> list[int]:
+    if not all(value.isdigit() and len(value) < 10 for value in values):
+        raise InvalidExamAnswer("That answer was not valid.")
+    return [int(value) for value in values]
+
+
+@router.get("/attempts/{attempt_id}/summary", name="attempt_summary")
+def attempt_summary(request: Request, attempt: OwnedAttempt, session: SessionDep) -> Response:
+    """List unanswered and flagged questions before the learner submits."""
+    if not attempt.is_open:
+        return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
+    view = queries.summary(session, attempt, now_of(request))
+    return render(request, "exams/summary.html", {"view": view})
+
+
+@router.post("/attempts/{attempt_id}/submit", name="submit_attempt")
+async def submit_attempt(
+    request: Request, attempt: OwnedAttempt, viewer: RequiredViewer
+) -> Response:
+    """Submit an attempt and show its result."""
+    await unit_of_work(request).run(
+        partial(
+            service.submit,
+            attempt_id=attempt.id,
+            user_id=viewer.id,
+            now=now_of(request),
+            grace=grace_of(request),
+        )
+    )
+    return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)

@@ -1,0 +1,171 @@
+"""Drawing an attempt's questions (weighted by topic, no repeats) and snapshotting them."""
+
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, joinedload, selectinload
+
+from app.content.blueprints import ExamBlueprint
+from app.content.markdown import render, render_inline
+from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
+from app.content.read_models import ChoiceView
+from app.content.service import is_fixed_choice, shuffle_choices
+from app.exams.errors import ExamError
+
+if TYPE_CHECKING:
+    from app.exams.service import ExamSpec
+
+
+def topic_subtrees(session: Session) -> dict[str, set[int]]:
+    """Map each topic slug to the ids of the topic and all its descendants."""
+    rows = session.execute(select(Topic.id, Topic.slug, Topic.parent_id)).all()
+    children: dict[int | None, list[int]] = {}
+    for topic_id, _, parent_id in rows:
+        children.setdefault(parent_id, []).append(topic_id)
+    trees = {}
+    for topic_id, slug, _ in rows:
+        tree, todo = set(), [topic_id]
+        while todo:
+            node = todo.pop()
+            if node not in tree:
+                tree.add(node)
+                todo.extend(children.get(node, []))
+        trees[slug] = tree
+    return trees
+
+
+def ordered_question_ids(session: Session, *where: Any) -> tuple[int, ...]:
+    """Question ids matching where, in set and position order."""
+    return tuple(
+        session.scalars(
+            select(Question.id)
+            .join(QuestionSet, Question.set_id == QuestionSet.id)
+            .where(*where)
+            .order_by(QuestionSet.slug, Question.position)
+        )
+    )
+
+
+def blueprint_spec(session: Session, blueprint: ExamBlueprint) -> "ExamSpec":
+    """Turn a blueprint into the pool(s) an attempt draws from."""
+    from app.exams.service import ExamSpec
+
+    where = [QuestionSet.slug.in_(blueprint.sets)] if blueprint.sets else []
+    pool = ordered_question_ids(session, *where)
+    pools: list[tuple[float, tuple[int, ...]]] = []
+    if blueprint.topics:
+        trees = topic_subtrees(session)
+        for slug, weight in blueprint.topics.items():
+            ids = ordered_question_ids(session, *where, Question.topic_id.in_(trees.get(slug, ())))
+            pools.append((weight, ids))
+        pool = tuple(dict.fromkeys(qid for _, ids in pools for qid in ids))
+    return ExamSpec(
+        title=blueprint.title,
+        question_ids=pool,
+        count=blueprint.question_count,
+        time_limit_s=blueprint.time_limit_s,
+        pass_mark=blueprint.pass_mark,
+        mode=blueprint.mode,
+        shuffle_questions=blueprint.shuffle_questions,
+        shuffle_choices=blueprint.shuffle_choices,
+        partial_credit=blueprint.partial_credit,
+        topic_pools=tuple(pools),
+    )
+
+
+def draw(spec: "ExamSpec", rng: random.Random) -> list[int]:
+    """Pick the attempt's questions: each topic its weighted share, the rest from the pool."""
+    count = min(spec.count, len(spec.question_ids))
+    if count == 0:
+        raise ExamError("There are no questions to draw this exam from yet.")
+    picked: list[int] = []
+    for (_, pool), share in zip(spec.topic_pools, _shares(spec, count), strict=True):
+        fresh = [qid for qid in pool if qid not in picked]
+        picked.extend(rng.sample(fresh, min(share, len(fresh))))
+    rest = [qid for qid in spec.question_ids if qid not in set(picked)]
+    picked.extend(rng.sample(rest, count - len(picked)))
+    if spec.shuffle_questions:
+        rng.shuffle(picked)
+    else:
+        order = {qid: n for n, qid in enumerate(spec.question_ids)}
+        picked.sort(key=order.__getitem__)
+    return picked
+
+
+def _shares(spec: "ExamSpec", count: int) -> list[int]:
+    """Split count over the topic pools by weight (largest remainders get the spare ones)."""
+    total = sum(weight for weight, _ in spec.topic_pools)
+    if not total:
+        return []
+    exact = [count * weight / total for weight, _ in spec.topic_pools]
+    shares = [int(x) for x in exact]
+    spare = count - sum(shares)
+    for index in sorted(range(len(exact)), key=lambda i: shares[i] - exact[i])[:spare]:
+        shares[index] += 1
+    return shares
+
+
+def snapshots(
+    session: Session, question_ids: Sequence[int], shuffle: bool, rng: random.Random
+) -> list[tuple[int, dict[str, Any]]]:
+    """Copy each question as it is now: stem, choices in shown order, key, explanation, links."""
+    questions = {
+        q.id: q
+        for q in session.scalars(
+            select(Question)
+            .options(joinedload(Question.topic), selectinload(Question.choices))
+            .where(Question.id.in_(question_ids))
+        )
+    }
+    links = _links(session, question_ids)
+    seed = str(rng.random())
+    return [
+        (qid, _snapshot(questions[qid], links.get(qid, []), shuffle, f"{seed}:{qid}"))
+        for qid in question_ids
+    ]
+
+
+def _snapshot(question: Question, links: list[dict[str, str]], shuffle: bool, seed: str) -> dict:
+    choices = tuple(
+        ChoiceView(c.id, c.position, render_inline(c.text_md), is_fixed_choice(c.text_md))
+        for c in question.choices
+    )
+    shown = shuffle_choices(choices, seed) if shuffle else choices
+    topic = question.topic
+    return {
+        "question_id": question.id,
+        "revision": question.revision,
+        "kind": question.kind,
+        "stem_md": question.stem_md,
+        "stem_html": render(question.stem_md),
+        "topic": {"slug": topic.slug, "title": topic.title} if topic else None,
+        "choices": [{"id": c.id, "html": c.html} for c in shown],
+        "correct_ids": [c.id for c in question.choices if c.is_correct],
+        "explanation_html": render(question.explanation_md) if question.explanation_md else "",
+        "links": links,
+    }
+
+
+def _links(session: Session, question_ids: Sequence[int]) -> dict[int, list[dict[str, str]]]:
+    rows = session.execute(
+        select(
+            QuestionNoteLink.question_id,
+            Note.slug,
+            Note.title,
+            NoteSection.anchor,
+            NoteSection.heading,
+        )
+        .select_from(QuestionNoteLink)
+        .join(NoteSection)
+        .join(Note)
+        .where(QuestionNoteLink.question_id.in_(question_ids))
+        .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
+    ).all()
+    links: dict[int, list[dict[str, str]]] = {}
+    for qid, slug, title, anchor, heading in rows:
+        links.setdefault(qid, []).append(
+            {"note_slug": slug, "note_title": title, "anchor": anchor, "heading": heading}
+        )
+    return links

@@ -1,0 +1,325 @@
+"""Exam rules: start (sample, shuffle, snapshot, fix the deadline), save, flag, submit, finalise.
+
+Services add and flush; the request commits. Every rule about time takes `now`, so the
+clock is the server's and tests move it by hand. Finalising is one conditional UPDATE
+(`... WHERE status = 'open'`): any number of submits and sweeps racing each other close an
+attempt once. A save first claims the attempt row with such an UPDATE too, so on PostgreSQL
+a save and a finalisation queue on the row lock, and no answer lands after grading.
+"""
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import CursorResult, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.content.blueprints import ExamBlueprint
+from app.exams import sampling
+from app.exams.errors import AttemptClosed, InvalidExamAnswer, NotFound, TimeUp
+from app.exams.grading import grade_item, percent
+from app.exams.models import Attempt, AttemptItem
+
+
+@dataclass(frozen=True)
+class Started:
+    attempt_id: int
+    resumed: bool
+
+
+@dataclass(frozen=True)
+class ExamSpec:
+    """What an attempt is drawn from and how it runs: a blueprint's, or a custom one's."""
+
+    title: str
+    question_ids: tuple[int, ...]  # the pool to draw from, or (weights) per topic
+    count: int
+    time_limit_s: int | None
+    pass_mark: int
+    mode: str
+    shuffle_questions: bool = True
+    shuffle_choices: bool = True
+    partial_credit: bool = False
+    topic_pools: tuple[tuple[float, tuple[int, ...]], ...] = ()
+
+
+def _due(attempt: Attempt, now: datetime, grace: timedelta) -> bool:
+    return attempt.deadline_at is not None and now > attempt.deadline_at + grace
+
+
+def start_attempt(
+    session: Session,
+    user_id: int,
+    slug: str,
+    now: datetime,
+    grace: timedelta,
+    rng: random.Random | None = None,
+) -> Started:
+    """Start a blueprint's exam, or resume the learner's open attempt at it."""
+    blueprint = session.scalars(
+        select(ExamBlueprint).where(ExamBlueprint.slug == slug)
+    ).one_or_none()
+    if blueprint is None:
+        raise NotFound(f"There is no exam called “{slug}”.")
+    return start(
+        session,
+        user_id,
+        sampling.blueprint_spec(session, blueprint),
+        f"exam:{blueprint.id}",
+        now,
+        grace,
+        rng,
+        blueprint_id=blueprint.id,
+    )
+
+
+def start(
+    session: Session,
+    user_id: int,
+    spec: ExamSpec,
+    slot: str | None,
+    now: datetime,
+    grace: timedelta,
+    rng: random.Random | None = None,
+    *,
+    blueprint_id: int | None = None,
+) -> Started:
+    """Start an attempt in a slot (one open attempt each), or resume the one open there.
+
+    Custom exams have no slot: a learner may keep several open.
+    """
+    existing = _open_in_slot(session, user_id, slot) if slot is not None else None
+    if existing is not None and finalise_if_due(session, existing, now, grace):
+        existing = None
+    if existing is not None:
+        return Started(existing.id, resumed=True)
+    rng = rng or random.Random()
+    question_ids = sampling.draw(spec, rng)
+    attempt = Attempt(
+        user_id=user_id,
+        blueprint_id=blueprint_id,
+        open_slot=slot,
+        title=spec.title,
+        mode=spec.mode,
+        status="open",
+        pass_mark=spec.pass_mark,
+        partial_credit=spec.partial_credit,
+        question_count=len(question_ids),
+        started_at=now,
+        deadline_at=now + timedelta(seconds=spec.time_limit_s) if spec.time_limit_s else None,
+        items=[
+            AttemptItem(position=n, question_id=qid, snapshot=snap, selected_ids=[], flagged=False)
+            for n, (qid, snap) in enumerate(
+                sampling.snapshots(session, question_ids, spec.shuffle_choices, rng), start=1
+            )
+        ],
+    )
+    try:
+        with session.begin_nested():  # a second tab may have started the same exam meanwhile
+            session.add(attempt)
+            session.flush()
+    except IntegrityError:
+        twin = _open_in_slot(session, user_id, slot) if slot is not None else None
+        if twin is None:
+            raise
+        return Started(twin.id, resumed=True)
+    return Started(attempt.id, resumed=False)
+
+
+def _open_in_slot(session: Session, user_id: int, slot: str) -> Attempt | None:
+    return session.scalars(
+        select(Attempt).where(Attempt.user_id == user_id, Attempt.open_slot == slot)
+    ).one_or_none()
+
+
+def _changed(session: Session, statement: Any) -> int:
+    """Run a conditional UPDATE and return how many rows it changed."""
+    result = session.execute(statement, execution_options={"synchronize_session": False})
+    assert isinstance(result, CursorResult)
+    return result.rowcount
+
+
+def finalise(session: Session, attempt: Attempt, now: datetime, *, timed_out: bool) -> bool:
+    """Close an open attempt and grade it; False when someone else closed it first.
+
+    Timed out, it counts as submitted at its deadline with what was saved by then.
+    """
+    finished = attempt.deadline_at if timed_out and attempt.deadline_at else now
+    closed = _changed(
+        session,
+        update(Attempt)
+        .where(Attempt.id == attempt.id, Attempt.status == "open")
+        .values(
+            status="expired" if timed_out else "submitted", submitted_at=finished, open_slot=None
+        ),
+    )
+    if closed != 1:
+        session.expire(attempt)
+        return False
+    items = session.scalars(select(AttemptItem).where(AttemptItem.attempt_id == attempt.id)).all()
+    points = 0.0
+    for item in items:
+        item.is_correct, item.points = grade_item(
+            item.snapshot, item.selected_ids, attempt.partial_credit
+        )
+        points += item.points
+    share = percent(points, len(items))
+    session.execute(
+        update(Attempt)
+        .where(Attempt.id == attempt.id)
+        .values(score=points, percent=share, passed=share >= attempt.pass_mark)
+        .execution_options(synchronize_session=False)
+    )
+    session.flush()
+    session.expire(attempt)
+    return True
+
+
+def finalise_if_due(session: Session, attempt: Attempt, now: datetime, grace: timedelta) -> bool:
+    """Finalise an open attempt whose deadline and grace have passed; tell whether it did."""
+    return (
+        attempt.status == "open"
+        and _due(attempt, now, grace)
+        and finalise(session, attempt, now, timed_out=True)
+    )
+
+
+def sweep(session: Session, now: datetime, grace: timedelta) -> int:
+    """Finalise every attempt past its deadline and grace; return how many this call closed."""
+    due = session.scalars(
+        select(Attempt)
+        .where(Attempt.status == "open", Attempt.deadline_at < now - grace)
+        .order_by(Attempt.id)
+    ).all()
+    return sum(1 for attempt in due if finalise(session, attempt, now, timed_out=True))
+
+
+def _claim(
+    session: Session, attempt_id: int, user_id: int, now: datetime, grace: timedelta
+) -> Attempt:
+    """Lock a learner's open attempt for a change, or refuse: missing, closed or out of time."""
+    claimed = _changed(
+        session,
+        update(Attempt)
+        .where(Attempt.id == attempt_id, Attempt.user_id == user_id, Attempt.status == "open")
+        .values(last_saved_at=now),
+    )
+    attempt = session.get(Attempt, attempt_id, populate_existing=True)
+    if attempt is None or attempt.user_id != user_id:
+        raise NotFound("There is nothing here with that number.")
+    if claimed != 1:
+        raise AttemptClosed(attempt_id)
+    if _due(attempt, now, grace):
+        raise TimeUp(attempt_id)
+    return attempt
+
+
+def _item(session: Session, attempt: Attempt, position: int) -> AttemptItem:
+    item = session.scalars(
+        select(AttemptItem).where(
+            AttemptItem.attempt_id == attempt.id, AttemptItem.position == position
+        )
+    ).one_or_none()
+    if item is None:
+        raise NotFound(f"This exam has no question {position}.")
+    return item
+
+
+def save_answer(
+    session: Session,
+    attempt_id: int,
+    user_id: int,
+    position: int,
+    choice_ids: Sequence[int],
+    now: datetime,
+    grace: timedelta,
+) -> AttemptItem:
+    """Keep the choices of one question (an empty list clears an exam-mode answer)."""
+    attempt = _claim(session, attempt_id, user_id, now, grace)
+    item = _item(session, attempt, position)
+    selected = list(dict.fromkeys(choice_ids))
+    _check_choices(item, selected)
+    if attempt.mode == "practice":
+        if item.answered_at is not None and item.selected_ids:
+            raise InvalidExamAnswer("This question was answered already; its feedback is shown.")
+        if not selected:
+            raise InvalidExamAnswer("Choose an answer first.")
+    item.selected_ids = selected
+    item.answered_at = now if selected else None
+    session.flush()
+    return item
+
+
+def _check_choices(item: AttemptItem, selected: list[int]) -> None:
+    known = {choice["id"] for choice in item.snapshot["choices"]}
+    unknown = [choice_id for choice_id in selected if choice_id not in known]
+    if unknown:
+        raise InvalidExamAnswer(f"Choice {unknown[0]} is not one of this question's choices.")
+    if item.snapshot["kind"] == "single" and len(selected) > 1:
+        raise InvalidExamAnswer("This question takes exactly one answer.")
+
+
+def set_flag(
+    session: Session,
+    attempt_id: int,
+    user_id: int,
+    position: int,
+    flagged: bool,
+    now: datetime,
+    grace: timedelta,
+) -> AttemptItem:
+    """Flag a question for review before submitting, or take the flag off."""
+    attempt = _claim(session, attempt_id, user_id, now, grace)
+    item = _item(session, attempt, position)
+    item.flagged = flagged
+    session.flush()
+    return item
+
+
+def submit(session: Session, attempt_id: int, user_id: int, now: datetime, grace: timedelta) -> str:
+    """Submit an attempt; return its status ('expired' when time had run out already).
+
+    Submitting twice (a second tab, a double click) is not an error: it was submitted.
+    """
+    attempt = session.get(Attempt, attempt_id)
+    if attempt is None or attempt.user_id != user_id:
+        raise NotFound("There is nothing here with that number.")
+    if attempt.status == "open":
+        finalise(session, attempt, now, timed_out=_due(attempt, now, grace))
+    return session.scalars(select(Attempt.status).where(Attempt.id == attempt_id)).one()
+
+
+def save_page(
+    session: Session,
+    attempt_id: int,
+    user_id: int,
+    position: int,
+    choice_ids: Sequence[int],
+    flagged: bool,
+    now: datetime,
+    grace: timedelta,
+) -> AttemptItem:
+    """Keep what one question's page holds: its choices and its flag.
+
+    In practice mode an answered question keeps its first answer (its feedback is showing),
+    and a page left without a choice keeps the question unanswered.
+    """
+    attempt = _claim(session, attempt_id, user_id, now, grace)
+    item = _item(session, attempt, position)
+    selected = list(dict.fromkeys(choice_ids))
+    _check_choices(item, selected)
+    if attempt.mode == "exam" or (selected and not item.selected_ids):
+        item.selected_ids = selected
+        item.answered_at = now if selected else None
+    item.flagged = flagged
+    session.flush()
+    return item
+
+
+def finalise_due(session: Session, attempt_id: int, now: datetime, grace: timedelta) -> bool:
+    """Finalise one attempt if its time and grace ran out (on any access to it)."""
+    attempt = session.get(Attempt, attempt_id)
+    return attempt is not None and finalise_if_due(session, attempt, now, grace)
