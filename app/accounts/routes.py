@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import AfterValidator
 from sqlalchemy.orm import Session
 
 from app.accounts import service
@@ -29,11 +28,11 @@ from app.accounts.service import Viewer
 from app.config import Settings
 from app.db import utcnow
 from app.web.dependencies import SessionDep, WriteSessionDep, after_commit
-from app.web.limits import no_control_characters
+from app.web.limits import FieldText
 from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
-FormText = Annotated[str, Form(), AfterValidator(no_control_characters)]
+FormText = Annotated[FieldText, Form()]
 NEW_TOKEN_COOKIE = "studyhall_new_token"
 Admin = Annotated[Viewer, Depends(require_role("admin"))]
 

@@ -21,6 +21,7 @@ from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, refuse_if_closed
 from app.exams.read_models import AttemptHeader
 from app.web.dependencies import SessionDep, unit_of_work
+from app.web.limits import FieldText
 from app.web.templating import is_htmx, render, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -67,10 +68,10 @@ async def start_custom_exam(
     request: Request,
     viewer: RequiredViewer,
     session: SessionDep,
-    topics: Annotated[list[str] | None, Form(max_length=200)] = None,
-    count: Annotated[str, Form(max_length=10)] = "",
-    minutes: Annotated[str, Form(max_length=10)] = "",
-    mode: Annotated[str, Form(max_length=10)] = "exam",
+    topics: Annotated[list[FieldText] | None, Form(max_length=200)] = None,
+    count: Annotated[FieldText, Form(max_length=10)] = "",
+    minutes: Annotated[FieldText, Form(max_length=10)] = "",
+    mode: Annotated[FieldText, Form(max_length=10)] = "exam",
     only_wrong: Annotated[str | None, Form(max_length=5)] = None,
     only_unseen: Annotated[str | None, Form(max_length=5)] = None,
 ) -> Response:

@@ -158,3 +158,10 @@ def test_headers_over_the_limit_are_refused(client, path):
     response = client.get(path, headers={"x-filler": "x" * HEADER_BYTES})
     assert response.status_code == 431 and "headers are too large" in response.text
     assert client.get(path, headers={"x-filler": "x" * 8_000}).status_code == 200
+
+
+def test_a_custom_exam_form_sent_as_multipart_with_nul_is_refused(user_client, seeded):
+    learner = user_client("ann")
+    fields = {"topics": (None, "a\x00b"), "count": (None, "3"), "minutes": (None, "0")}
+    response = learner.post("/exams/custom", files=fields, follow_redirects=False)
+    assert response.status_code == 422
