@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-STARTUP_TIMEOUT = 20.0
+STARTUP_TIMEOUT = 60.0  # a loaded CI machine may take a while to import and migrate
 COMMAND_TIMEOUT = 120.0
 
 

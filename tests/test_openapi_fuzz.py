@@ -55,7 +55,7 @@ def test_every_answer_is_the_documented_one(api, who, tmp_path):
         "--phases",
         "examples,coverage,fuzzing",
         "--max-examples",
-        "10",
+        "5",
         "--seed",
         "1",
         "--workers",
