@@ -2,7 +2,7 @@
 
 import json
 import re
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -25,6 +25,9 @@ Text = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+M = TypeVar("M", bound=_Model)
 
 
 class _Topic(_Model):
@@ -71,7 +74,7 @@ class _Export(_Model):
     format: str
     topics: list[_Topic] = []
     question_sets: list[_Set] = []
-    questions: list[_Question] = []
+    questions: list[Any] = []  # checked one at a time (see _bundle), so memory stays flat
     notes: list[_Note] = []
 
 
@@ -91,25 +94,35 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         raise ImportRefused(file, 1, "the JSON is nested too deeply to read") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise ImportRefused(file, 1, f'not a Studyhall export: "format" must be "{FORMAT}"')
-    try:
-        doc = _Export.model_validate(raw)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        raise ImportRefused(
-            file, _line_for(text, raw, error["loc"]), f"{where}: {error['msg']}"
-        ) from None
+    doc = _validated(_Export, raw, (), text, raw, file)
     report = Report(file=file, format="json")
-    bundle = _bundle(doc, text, file)
+    bundle = _bundle(doc, raw, text, file)
     for name in ("topics", "question_sets", "questions", "notes"):
         report.count(name, len(getattr(doc, name)))
     return bundle, report
 
 
-def _bundle(doc: _Export, text: str, file: str) -> Bundle:
+def _validated(
+    model: type[M], value: object, loc: tuple[int | str, ...], text: str, raw: object, file: str
+) -> M:
+    """Validate value (found at loc in raw) or refuse it, naming the line it is on."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = (*loc, *error["loc"])
+        raise ImportRefused(
+            file, _line_for(text, raw, where), f"{'.'.join(str(p) for p in where)}: {error['msg']}"
+        ) from None
+
+
+def _bundle(doc: _Export, raw: dict[str, Any], text: str, file: str) -> Bundle:
     sets = {s.slug: QuestionSetData(s.slug, s.title, s.source, s.topic) for s in doc.question_sets}
     lines = _key_lines(text)
-    for question in doc.questions:
+    for index, item in enumerate(doc.questions):
+        question = _validated(_Question, item, ("questions", index), text, raw, file)
+        # the parsed JSON of a question goes as soon as its bundle entry exists
+        doc.questions[index] = raw["questions"][index] = None
         line = lines.get(("id", question.id), 1)
         if question.set not in sets:
             raise ImportRefused(

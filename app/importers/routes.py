@@ -2,6 +2,7 @@
 
 from typing import Annotated
 
+from anyio.from_thread import run_sync as on_event_loop
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse
 
@@ -9,7 +10,6 @@ from app.accounts.dependencies import load_viewer, require_role
 from app.accounts.service import Viewer
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_upload
-from app.web.dependencies import WriteSessionDep
 from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -32,17 +32,16 @@ async def import_form(request: Request, viewer: Author) -> HTMLResponse:
 def import_post(
     request: Request,
     viewer: Author,
-    session: WriteSessionDep,
     document: Annotated[UploadFile, File()],
     format: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
-    """Import one uploaded document in one transaction and show its report."""
+    """Import one uploaded document (checked whole, then written in short steps)."""
     settings = request.app.state.settings
     name = (document.filename or "upload").rsplit("/", 1)[-1][:200]
     data = document.file.read(settings.max_upload_bytes + 1)
     try:
         report = import_upload(
-            session,
+            request.app.state.db,
             viewer,
             data,
             name,
@@ -50,7 +49,7 @@ def import_post(
             settings.link_threshold,
             format or None,
         )
-    except ImportRefused as exc:
-        session.rollback()  # a refusal while loading may follow writes: keep none of them
+    except ImportRefused as exc:  # refused before anything was written
         return _page(request, 422, refused=exc)
+    on_event_loop(request.app.state.cache.clear)  # this worker shows the new content at once
     return _page(request, report=report)
