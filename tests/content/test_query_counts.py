@@ -11,7 +11,7 @@ PAGE_QUERIES = {
     "/sets/bulk-set": 4,
     "/sets/bulk-set?page=2": 4,
     "/topics/bulk": 6,
-    "/questions/last": 4,
+    "/questions/last": 2,
 }
 
 
