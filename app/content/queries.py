@@ -20,6 +20,7 @@ from app.content.read_models import (
     ChoiceView,
     HomeView,
     LinkedQuestion,
+    ListView,
     NoteLink,
     NoteSummary,
     NoteView,
@@ -118,15 +119,29 @@ def _question_summaries(
     )
 
 
-def _note_summaries(session: Session, *where) -> tuple[NoteSummary, ...]:
-    notes = session.scalars(
-        select(Note).options(joinedload(Note.topic)).where(*where).order_by(Note.title)
+def _note_summaries(
+    session: Session, *where, limit: int | None = None, offset: int = 0
+) -> tuple[tuple[NoteSummary, ...], int]:
+    """Notes by title (a slice of them) and how many match in all."""
+    rows = session.execute(
+        select(Note.slug, Note.title, Note.author, Topic.slug, Topic.title, func.count().over())
+        .outerjoin(Topic, Note.topic_id == Topic.id)
+        .where(*where)
+        .order_by(Note.title, Note.id)
+        .limit(limit)
+        .offset(offset)
     ).all()
-    return tuple(NoteSummary(n.slug, n.title, n.author, _ref(n.topic)) for n in notes)
+    notes = tuple(
+        NoteSummary(slug, title, author, TopicRef(ts, tt) if ts else None)
+        for slug, title, author, ts, tt, _ in rows
+    )
+    return notes, rows[0][-1] if rows else 0
 
 
-def set_summaries(session: Session) -> tuple[SetSummary, ...]:
-    """List every question set with its size and first question."""
+def _set_summaries(
+    session: Session, limit: int | None = None, offset: int = 0
+) -> tuple[tuple[SetSummary, ...], int]:
+    """Question sets by title (a slice of them) with size and first question, and how many."""
     first = (
         select(Question.id)
         .where(Question.set_id == QuestionSet.id)
@@ -139,20 +154,58 @@ def set_summaries(session: Session) -> tuple[SetSummary, ...]:
         select(func.count(Question.id)).where(Question.set_id == QuestionSet.id).scalar_subquery()
     )
     rows = session.execute(
-        select(QuestionSet.slug, QuestionSet.title, count, first).order_by(QuestionSet.title)
+        select(QuestionSet.slug, QuestionSet.title, count, first, func.count().over())
+        .order_by(QuestionSet.title, QuestionSet.id)
+        .limit(limit)
+        .offset(offset)
     ).all()
-    return tuple(SetSummary(*row) for row in rows)
+    return tuple(SetSummary(*row[:4]) for row in rows), rows[0][-1] if rows else 0
+
+
+def set_summaries(session: Session) -> tuple[SetSummary, ...]:
+    """List every question set with its size and first question."""
+    return _set_summaries(session)[0]
+
+
+HOME_ITEMS = 10  # question sets and notes the home page shows; the rest are a link away
 
 
 def home(session: Session) -> HomeView:
-    """Gather the topic tree, question sets and notes for the home page."""
+    """Gather the topic tree, the first question sets and notes, and how many there are."""
     tree = _Tree(session)
+    sets, set_count = _set_summaries(session, limit=HOME_ITEMS)
+    notes, note_count = _note_summaries(session, limit=HOME_ITEMS)
     return HomeView(
         topics=tuple(tree.summary(t) for t in tree.children.get(None, [])),
         unfiled_question_count=tree.questions[None],
-        sets=set_summaries(session),
-        notes=_note_summaries(session),
+        sets=sets,
+        notes=notes,
+        set_count=set_count,
+        note_count=note_count,
     )
+
+
+def _paged(page: int, total: int) -> PageInfo:
+    pages = max(1, -(-total // PAGE_SIZE))
+    if page > pages:
+        raise NotFound(f"There is no page {page}: the list has {pages}.")
+    return PageInfo(page, pages, total, PAGE_SIZE)
+
+
+def sets_page(session: Session, page: int = 1) -> ListView:
+    """One page of the question sets, by title."""
+    sets, total = _set_summaries(session, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+    if not sets and page > 1:  # past the end: count to say how many pages there are
+        total = len(_set_summaries(session)[0])
+    return ListView(sets, _paged(page, total))
+
+
+def notes_page(session: Session, page: int = 1) -> ListView:
+    """One page of the notes, by title."""
+    notes, total = _note_summaries(session, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+    if not notes and page > 1:
+        total = session.scalar(select(func.count(Note.id))) or 0
+    return ListView(notes, _paged(page, total))
 
 
 def topic(session: Session, slug: str, page: int = 1) -> TopicView:
@@ -165,7 +218,7 @@ def topic(session: Session, slug: str, page: int = 1) -> TopicView:
     return TopicView(
         topic=tree.summary(found),
         ancestors=tree.ancestors(found),
-        notes=_note_summaries(session, Note.topic_id == found.id),
+        notes=_note_summaries(session, Note.topic_id == found.id)[0],
         questions=questions,
         page=info,
     )
@@ -369,7 +422,7 @@ def questions_page(
 
 def notes_list(session: Session) -> tuple[NoteSummary, ...]:
     """List every note."""
-    return _note_summaries(session)
+    return _note_summaries(session)[0]
 
 
 def topics_list(session: Session) -> tuple[TopicSummary, ...]:
