@@ -301,7 +301,11 @@ def main(argv: list[str] | None = None) -> None:
             cookie = log_in(bases[0])
             print("Importing it while learners answer ...", flush=True)
             imported, saves = import_while_saving(bases[0], cookie, database_url, whole, folder)
-            print(f"  {imported.wall_s:.1f} s, {imported.peak_mb:.0f} MB; {saves}", flush=True)
+            print(
+                f"  {imported.wall_s:.1f} s, {imported.peak_mb:.0f} MB;"
+                f" {saves.ok} answers saved, {saves.failed} failed",
+                flush=True,
+            )
             added = studyhall(["import", str(twenty)], database_url, folder)
             print(f"Added 20 questions in {added.wall_s:.2f} s", flush=True)
             items = json.loads(fetch(f"{bases[0]}/api/v1/questions?set=set-1&limit=1"))

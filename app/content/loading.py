@@ -30,7 +30,7 @@ from app.content.models import (
 )
 from app.content.upserts import upsert_questions
 
-BATCH = 500  # questions per step: a few hundred keep each write transaction short
+BATCH = 250  # questions per step: a few hundred keep each write transaction short
 NOTES_BATCH = 20  # notes per step (a note holds about as much text as 25 questions)
 Step = Callable[[Session], None]
 

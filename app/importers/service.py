@@ -99,17 +99,21 @@ def _transactions(db: Database) -> Transactions:
     """Open each step's transaction; on SQLite, let other writers in between two steps.
 
     Writers in other processes wait for SQLite's lock in its busy handler, which looks again
-    only every 100 ms or so: without the pause, the next step would take the lock before them,
-    time after time, until their wait ran out.
+    only every 100 ms or so: were the next step to take the lock at once, it would win time
+    after time until their wait ran out. So a write step starts at least PAUSE_S after the
+    last one ended (scoring links between two steps often takes that long anyway).
     """
     pause = PAUSE_S if make_url(db.url).get_backend_name() == "sqlite" else 0.0
+    ended = [0.0]
 
     @contextmanager
     def transaction(write: bool) -> Iterator[Session]:
+        if write and pause:
+            time.sleep(max(0.0, ended[0] + pause - time.monotonic()))
         with db.session_scope(write=write) as session:
             yield session
-        if write and pause:
-            time.sleep(pause)
+        if write:
+            ended[0] = time.monotonic()
 
     return transaction
 
