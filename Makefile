@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-test lint e2e bench screenshots clean
+.PHONY: run test install install-test lint e2e bench bench-library screenshots clean
 
 $(BIN)/studyhall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ e2e: install-test
 
 bench: install-test
 	$(BIN)/python bench/run.py
+
+# Generates a 50,000-question library in a temporary folder and measures import and pages.
+bench-library: install-test
+	$(BIN)/python bench/library_run.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

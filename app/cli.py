@@ -8,14 +8,21 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from app.accounts.cli import users
 from app.config import get_settings
 from app.content.bundle import Report
 from app.db import Database
 from app.importers.errors import ImportRefused
-from app.importers.service import FORMATS, import_document, seed_files
+from app.importers.service import FORMATS, import_in_steps, seed_files
 
 cli = typer.Typer(
     help="Studyhall: questions, notes and practice for exam prep.",
@@ -91,7 +98,9 @@ def seed(
     if not files:
         err.print(f"[red]No seed documents in {escape(str(settings.seed_dir))}[/]")
         raise typer.Exit(1)
-    _import_files(db, [(path, f"seed/{path.name}") for path in files], None)
+    _import_files(
+        db, [(path, f"seed/{path.name}") for path in files], None, settings.max_upload_bytes
+    )
 
 
 @cli.command("import")
@@ -103,9 +112,19 @@ def import_(
             "--format", "-f", help=f"One of: {', '.join(FORMATS)}; detected when left out."
         ),
     ] = None,
+    max_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-bytes",
+            min=1,
+            help="Largest file to accept, for bulk loads "
+            "(default: STUDYHALL_MAX_UPLOAD_BYTES, the web upload limit).",
+        ),
+    ] = None,
 ) -> None:
-    """Import question sets, notes, catalogs or exports; each file is all or nothing."""
-    _import_files(_database(), [(path, str(path)) for path in files], format)
+    """Import question sets, notes, catalogs or exports; a refused file saves nothing."""
+    limit = max_bytes or get_settings().max_upload_bytes
+    _import_files(_database(), [(path, str(path)) for path in files], format, limit)
 
 
 @cli.command()
@@ -177,18 +196,35 @@ def _has_content(db: Database) -> bool:
         )
 
 
-def _import_files(db: Database, files: list[tuple[Path, str]], format: str | None) -> None:
-    """Import each (path, label) in its own transaction; exit 1 when any file is refused."""
+def _import_files(
+    db: Database, files: list[tuple[Path, str]], format: str | None, limit: int
+) -> None:
+    """Import each (path, label) in turn; exit 1 when any file is refused."""
     settings = get_settings()
     refused = 0
-    with Progress(console=err, transient=True) as progress:
-        task = progress.add_task("Importing", total=len(files))
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True) as progress:
         for path, label in files:
-            progress.update(task, description=f"Importing {escape(label)}")
+            task = progress.add_task(f"Reading {escape(label)}", total=None)
+
+            def advance(
+                phase: str, done: int, total: int, task: TaskID = task, name: str = label
+            ) -> None:
+                what = "questions" if phase == "content" else "suggested links for"
+                progress.update(
+                    task, description=f"{escape(name)}: {what}", completed=done, total=total
+                )
+
             try:
-                data = _read(path, label, settings.max_upload_bytes)
-                with db.session_scope(write=True) as session:
-                    report = import_document(session, data, label, settings.link_threshold, format)
+                data = _read(path, label, limit)
+                report = import_in_steps(
+                    db, data, label, settings.link_threshold, format, progress=advance
+                )
             except ImportRefused as exc:
                 refused += 1
                 err.print(
@@ -196,7 +232,8 @@ def _import_files(db: Database, files: list[tuple[Path, str]], format: str | Non
                 )
             else:
                 _print_report(report)
-            progress.advance(task)
+            finally:
+                progress.remove_task(task)
     if refused:
         err.print(f"[red]{refused} of {len(files)} file(s) refused.[/]")
         raise typer.Exit(1)
@@ -210,7 +247,8 @@ def _read(path: Path, label: str, limit: int) -> bytes:
         raise ImportRefused(
             label,
             1,
-            f"the file is {size:,} bytes; the limit is {limit:,} (STUDYHALL_MAX_UPLOAD_BYTES)",
+            f"the file is {size:,} bytes; the limit is {limit:,} "
+            "(--max-bytes, or STUDYHALL_MAX_UPLOAD_BYTES)",
         )
     return path.read_bytes()
 

@@ -161,7 +161,7 @@ def test_import_refuses_a_file_over_the_size_limit(run, cli_db, monkeypatch):
     assert result.exit_code == 1
     assert (
         f"refused big.txt:1: the file is {size:,} bytes; the limit is 100 "
-        "(STUDYHALL_MAX_UPLOAD_BYTES)"
+        "(--max-bytes, or STUDYHALL_MAX_UPLOAD_BYTES)"
     ) in said(result)
     assert row_counts(cli_db)["question"] == 0
 

@@ -51,7 +51,7 @@ def load_blueprints(session: Session, items: list[BlueprintData], report: Report
     sets = set(session.scalars(select(QuestionSet.slug)))
     topics = set(session.scalars(select(Topic.slug)))
     for position, item in enumerate(items):
-        _check(item, sets, topics)
+        check_blueprint(item, sets, topics)
         blueprint = existing.get(item.slug)
         if blueprint is None:
             blueprint = existing[item.slug] = ExamBlueprint(slug=item.slug)
@@ -70,7 +70,8 @@ def load_blueprints(session: Session, items: list[BlueprintData], report: Report
         blueprint.sets, blueprint.topics = list(item.sets), dict(item.topics)
 
 
-def _check(item: BlueprintData, sets: set[str], topics: set[str]) -> None:
+def check_blueprint(item: BlueprintData, sets: set[str], topics: set[str]) -> None:
+    """Refuse a blueprint that is malformed or draws from sets or topics that do not exist."""
     name = f"exam {item.slug!r}"
     if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", item.slug) or len(item.slug) > 120:
         raise InvalidContent(item.line, f"{name}: the slug must be lower-case words joined by '-'")

@@ -7,6 +7,7 @@ from sqlalchemy import (
     CheckConstraint,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -58,6 +59,8 @@ class Question(Base):
     __table_args__ = (
         UniqueConstraint("set_id", "key"),
         CheckConstraint("kind IN ('single', 'multi')", name="kind"),
+        # a question's place in its set and its neighbours, without reading the whole set
+        Index("ix_question_set_order", "set_id", "position", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -2,16 +2,25 @@
 
 from collections import Counter
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy import Select, bindparam, func, select, tuple_
+from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 
 from app.content.errors import NotFound
 from app.content.markdown import render, render_inline, split_sections
-from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
+from app.content.models import (
+    Choice,
+    Note,
+    NoteSection,
+    Question,
+    QuestionNoteLink,
+    QuestionSet,
+    Topic,
+)
 from app.content.read_models import (
     ChoiceView,
     HomeView,
     LinkedQuestion,
+    ListView,
     NoteLink,
     NoteSummary,
     NoteView,
@@ -110,15 +119,29 @@ def _question_summaries(
     )
 
 
-def _note_summaries(session: Session, *where) -> tuple[NoteSummary, ...]:
-    notes = session.scalars(
-        select(Note).options(joinedload(Note.topic)).where(*where).order_by(Note.title)
+def _note_summaries(
+    session: Session, *where, limit: int | None = None, offset: int = 0
+) -> tuple[tuple[NoteSummary, ...], int]:
+    """Notes by title (a slice of them) and how many match in all."""
+    rows = session.execute(
+        select(Note.slug, Note.title, Note.author, Topic.slug, Topic.title, func.count().over())
+        .outerjoin(Topic, Note.topic_id == Topic.id)
+        .where(*where)
+        .order_by(Note.title, Note.id)
+        .limit(limit)
+        .offset(offset)
     ).all()
-    return tuple(NoteSummary(n.slug, n.title, n.author, _ref(n.topic)) for n in notes)
+    notes = tuple(
+        NoteSummary(slug, title, author, TopicRef(ts, tt) if ts else None)
+        for slug, title, author, ts, tt, _ in rows
+    )
+    return notes, rows[0][-1] if rows else 0
 
 
-def set_summaries(session: Session) -> tuple[SetSummary, ...]:
-    """List every question set with its size and first question."""
+def _set_summaries(
+    session: Session, limit: int | None = None, offset: int = 0
+) -> tuple[tuple[SetSummary, ...], int]:
+    """Question sets by title (a slice of them) with size and first question, and how many."""
     first = (
         select(Question.id)
         .where(Question.set_id == QuestionSet.id)
@@ -131,20 +154,58 @@ def set_summaries(session: Session) -> tuple[SetSummary, ...]:
         select(func.count(Question.id)).where(Question.set_id == QuestionSet.id).scalar_subquery()
     )
     rows = session.execute(
-        select(QuestionSet.slug, QuestionSet.title, count, first).order_by(QuestionSet.title)
+        select(QuestionSet.slug, QuestionSet.title, count, first, func.count().over())
+        .order_by(QuestionSet.title, QuestionSet.id)
+        .limit(limit)
+        .offset(offset)
     ).all()
-    return tuple(SetSummary(*row) for row in rows)
+    return tuple(SetSummary(*row[:4]) for row in rows), rows[0][-1] if rows else 0
+
+
+def set_summaries(session: Session) -> tuple[SetSummary, ...]:
+    """List every question set with its size and first question."""
+    return _set_summaries(session)[0]
+
+
+HOME_ITEMS = 10  # question sets and notes the home page shows; the rest are a link away
 
 
 def home(session: Session) -> HomeView:
-    """Gather the topic tree, question sets and notes for the home page."""
+    """Gather the topic tree, the first question sets and notes, and how many there are."""
     tree = _Tree(session)
+    sets, set_count = _set_summaries(session, limit=HOME_ITEMS)
+    notes, note_count = _note_summaries(session, limit=HOME_ITEMS)
     return HomeView(
         topics=tuple(tree.summary(t) for t in tree.children.get(None, [])),
         unfiled_question_count=tree.questions[None],
-        sets=set_summaries(session),
-        notes=_note_summaries(session),
+        sets=sets,
+        notes=notes,
+        set_count=set_count,
+        note_count=note_count,
     )
+
+
+def _paged(page: int, total: int) -> PageInfo:
+    pages = max(1, -(-total // PAGE_SIZE))
+    if page > pages:
+        raise NotFound(f"There is no page {page}: the list has {pages}.")
+    return PageInfo(page, pages, total, PAGE_SIZE)
+
+
+def sets_page(session: Session, page: int = 1) -> ListView:
+    """One page of the question sets, by title."""
+    sets, total = _set_summaries(session, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+    if not sets and page > 1:  # past the end: count to say how many pages there are
+        total = len(_set_summaries(session)[0])
+    return ListView(sets, _paged(page, total))
+
+
+def notes_page(session: Session, page: int = 1) -> ListView:
+    """One page of the notes, by title."""
+    notes, total = _note_summaries(session, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+    if not notes and page > 1:
+        total = session.scalar(select(func.count(Note.id))) or 0
+    return ListView(notes, _paged(page, total))
 
 
 def topic(session: Session, slug: str, page: int = 1) -> TopicView:
@@ -157,7 +218,7 @@ def topic(session: Session, slug: str, page: int = 1) -> TopicView:
     return TopicView(
         topic=tree.summary(found),
         ancestors=tree.ancestors(found),
-        notes=_note_summaries(session, Note.topic_id == found.id),
+        notes=_note_summaries(session, Note.topic_id == found.id)[0],
         questions=questions,
         page=info,
     )
@@ -228,63 +289,114 @@ def note(session: Session, slug: str) -> NoteView:
 
 
 def question(session: Session, question_id: int) -> QuestionView:
-    """Gather a question with its choices, note links and neighbours in its set."""
-    found = session.scalars(
-        select(Question)
-        .options(
-            joinedload(Question.question_set),
-            joinedload(Question.topic),
-            selectinload(Question.choices),
-        )
-        .where(Question.id == question_id)
-    ).one_or_none()
-    if found is None:
+    """Gather a question with its choices, note links and neighbours in its set (two queries)."""
+    rows = session.execute(_QUESTION_ROWS, {"question_id": question_id}).all()
+    if not rows:
         raise NotFound(f"There is no question number {question_id}.")
-    siblings = list(
-        session.scalars(
-            select(Question.id).where(Question.set_id == found.set_id).order_by(Question.position)
-        )
-    )
-    index = siblings.index(found.id)
+    found = rows[0]
     return QuestionView(
         id=found.id,
         key=found.key,
         kind=found.kind,
         revision=found.revision,
-        set=TopicRef(found.question_set.slug, found.question_set.title),
-        topic=_ref(found.topic),
-        position=index + 1,
-        total=len(siblings),
+        set=TopicRef(found.set_slug, found.set_title),
+        topic=TopicRef(found.topic_slug, found.topic_title) if found.topic_slug else None,
+        position=found.before + 1,
+        total=found.total,
         stem_md=found.stem_md,
         stem_html=render(found.stem_md),
         explanation_md=found.explanation_md,
         explanation_html=render(found.explanation_md) if found.explanation_md else "",
         choices=tuple(
-            ChoiceView(c.id, c.position, render_inline(c.text_md), is_fixed_choice(c.text_md))
-            for c in found.choices
+            ChoiceView(
+                r.choice_id, r.choice_position, render_inline(r.text_md), is_fixed_choice(r.text_md)
+            )
+            for r in rows
+            if r.choice_id is not None
         ),
         links=_note_links(session, found.id),
-        previous_id=siblings[index - 1] if index > 0 else None,
-        next_id=siblings[index + 1] if index + 1 < len(siblings) else None,
+        previous_id=found.previous_id,
+        next_id=found.next_id,
     )
 
 
-def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
-    rows = session.execute(
+def _question_rows() -> Select:
+    """One row per choice, each carrying the question, its set, topic and place in the set.
+
+    The place and the neighbours are counted and looked up in the set's order index, once
+    (in a one-row derived table), so the cost does not grow with the size of the set.
+    """
+    q, other = Question, aliased(Question)
+    in_set = other.set_id == q.set_id
+    before = tuple_(other.position, other.id) < tuple_(q.position, q.id)
+    after = tuple_(other.position, other.id) > tuple_(q.position, q.id)
+    previous_id = (
+        select(other.id)
+        .where(in_set, before)
+        .order_by(other.position.desc(), other.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    next_id = (
+        select(other.id).where(in_set, after).order_by(other.position, other.id).limit(1)
+    ).scalar_subquery()
+    head = (
         select(
-            Note.slug,
-            Note.title,
-            NoteSection.anchor,
-            NoteSection.heading,
-            QuestionNoteLink.origin,
-            QuestionNoteLink.score,
+            q.id,
+            q.key,
+            q.kind,
+            q.revision,
+            q.stem_md,
+            q.explanation_md,
+            QuestionSet.slug.label("set_slug"),
+            QuestionSet.title.label("set_title"),
+            Topic.slug.label("topic_slug"),
+            Topic.title.label("topic_title"),
+            previous_id.label("previous_id"),
+            next_id.label("next_id"),
+            select(func.count()).where(in_set, before).scalar_subquery().label("before"),
+            select(func.count()).where(in_set).scalar_subquery().label("total"),
         )
-        .select_from(QuestionNoteLink)
-        .join(NoteSection)
-        .join(Note)
-        .where(QuestionNoteLink.question_id == question_id)
-        .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
-    ).all()
+        .join(QuestionSet, q.set_id == QuestionSet.id)
+        .outerjoin(Topic, q.topic_id == Topic.id)
+        .where(q.id == bindparam("question_id"))
+        .limit(1)  # keeps the derived table whole: its subqueries then run once, not per choice
+        .subquery("head")
+    )
+    return (
+        select(
+            head,
+            Choice.id.label("choice_id"),
+            Choice.position.label("choice_position"),
+            Choice.text_md,
+        )
+        .outerjoin(Choice, Choice.question_id == head.c.id)
+        .order_by(Choice.position)
+    )
+
+
+_QUESTION_ROWS = _question_rows()  # built once: building it costs more than running it
+
+
+_NOTE_LINKS = (
+    select(
+        Note.slug,
+        Note.title,
+        NoteSection.anchor,
+        NoteSection.heading,
+        QuestionNoteLink.origin,
+        QuestionNoteLink.score,
+    )
+    .select_from(QuestionNoteLink)
+    .join(NoteSection)
+    .join(Note)
+    .where(QuestionNoteLink.question_id == bindparam("question_id"))
+    .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
+)
+
+
+def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
+    rows = session.execute(_NOTE_LINKS, {"question_id": question_id}).all()
     return tuple(NoteLink(*row) for row in rows)
 
 
@@ -310,7 +422,7 @@ def questions_page(
 
 def notes_list(session: Session) -> tuple[NoteSummary, ...]:
     """List every note."""
-    return _note_summaries(session)
+    return _note_summaries(session)[0]
 
 
 def topics_list(session: Session) -> tuple[TopicSummary, ...]:

@@ -51,8 +51,10 @@ class QuestionSummary:
 class HomeView:
     topics: tuple[TopicSummary, ...]
     unfiled_question_count: int
-    sets: tuple[SetSummary, ...]
-    notes: tuple[NoteSummary, ...]
+    sets: tuple[SetSummary, ...]  # the first few
+    notes: tuple[NoteSummary, ...]  # the first few
+    set_count: int = 0
+    note_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,14 @@ class SetView:
     source_url: str | None
     topic: TopicRef | None
     questions: tuple[QuestionSummary, ...]  # one page of them
+    page: PageInfo
+
+
+@dataclass(frozen=True)
+class ListView:
+    """One page of all question sets or all notes."""
+
+    items: tuple[SetSummary, ...] | tuple[NoteSummary, ...]
     page: PageInfo
 
 

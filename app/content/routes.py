@@ -34,6 +34,20 @@ async def home(request: Request, cache: CacheDep) -> HTMLResponse:
     return render_page(request, "content/home.html", {"view": view}, source=view, key=None)
 
 
+@router.get("/sets", name="sets")
+async def sets(request: Request, cache: CacheDep, page: PageNumber = 1) -> HTMLResponse:
+    """List the question sets, 50 a page."""
+    view = await cache.get(("sets", page), partial(queries.sets_page, page=page))
+    return render_page(request, "content/sets.html", {"view": view}, source=view, key=None)
+
+
+@router.get("/notes", name="notes")
+async def notes(request: Request, cache: CacheDep, page: PageNumber = 1) -> HTMLResponse:
+    """List the notes, 50 a page."""
+    view = await cache.get(("notes", page), partial(queries.notes_page, page=page))
+    return render_page(request, "content/notes.html", {"view": view}, source=view, key=None)
+
+
 @router.get("/topics/{slug}", name="topic")
 async def topic(
     request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1

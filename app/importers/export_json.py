@@ -2,7 +2,7 @@
 
 import json
 import re
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -31,6 +31,9 @@ Text = Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+M = TypeVar("M", bound=_Model)
 
 
 class _Topic(_Model):
@@ -92,7 +95,7 @@ class _Export(_Model):
     format: str
     topics: list[_Topic] = []
     question_sets: list[_Set] = []
-    questions: list[_Question] = []
+    questions: list[Any] = []  # checked one at a time (see _bundle), so memory stays flat
     notes: list[_Note] = []
     exams: list[_Exam] = []
 
@@ -115,16 +118,9 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         line = first_line_with(text, '"format"') if isinstance(raw, dict) else 1
         raise ImportRefused(file, line, f'not a Studyhall export: "format" must be "{FORMAT}"')
-    try:
-        doc = _Export.model_validate(raw)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        raise ImportRefused(
-            file, _line_for(text, raw, error["loc"]), f"{where}: {error['msg']}"
-        ) from None
+    doc = _validated(_Export, raw, (), text, raw, file)
     report = Report(file=file, format="json")
-    bundle = _bundle(doc, text, file)
+    bundle = _bundle(doc, raw, text, file)
     for name in ("topics", "question_sets", "questions", "notes"):
         report.count(name, len(getattr(doc, name)))
     if doc.exams:
@@ -132,7 +128,21 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
     return bundle, report
 
 
-def _bundle(doc: _Export, text: str, file: str) -> Bundle:
+def _validated(
+    model: type[M], value: object, loc: tuple[int | str, ...], text: str, raw: object, file: str
+) -> M:
+    """Validate value (found at loc in raw) or refuse it, naming the line it is on."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = (*loc, *error["loc"])
+        raise ImportRefused(
+            file, _line_for(text, raw, where), f"{'.'.join(str(p) for p in where)}: {error['msg']}"
+        ) from None
+
+
+def _bundle(doc: _Export, raw: dict[str, Any], text: str, file: str) -> Bundle:
     lines = _key_lines(text)
     sets = {
         s.slug: QuestionSetData(
@@ -140,7 +150,10 @@ def _bundle(doc: _Export, text: str, file: str) -> Bundle:
         )
         for s in doc.question_sets
     }
-    for question in doc.questions:
+    for index, item in enumerate(doc.questions):
+        question = _validated(_Question, item, ("questions", index), text, raw, file)
+        # the parsed JSON of a question goes as soon as its bundle entry exists
+        doc.questions[index] = raw["questions"][index] = None
         line = lines.get(("id", question.id), 1)
         if question.set not in sets:
             raise ImportRefused(

@@ -1,17 +1,16 @@
 """Authoring: import documents through the browser (authors and admins)."""
 
-from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from app.accounts.dependencies import load_viewer, require_role
 from app.accounts.service import Viewer
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_upload
-from app.web.dependencies import unit_of_work
 from app.web.limits import without_control_characters
 from app.web.templating import render
 
@@ -53,7 +52,7 @@ async def import_form(request: Request, viewer: Author) -> HTMLResponse:
 
 @router.post("/author/import", name="import_post", openapi_extra=UPLOAD_FORM)
 async def import_post(request: Request, viewer: Author) -> HTMLResponse:
-    """Import one uploaded document in one transaction and show its report."""
+    """Import one uploaded document (checked whole, then written in short steps)."""
     settings = request.app.state.settings
     async with request.form(max_files=1, max_fields=2) as form:
         document, format = form.get("document"), form.get("format") or ""
@@ -62,17 +61,18 @@ async def import_post(request: Request, viewer: Author) -> HTMLResponse:
         name = without_control_characters(document.filename or "").rsplit("/", 1)[-1][:200]
         name = name or "upload"
         data = await document.read(settings.max_upload_bytes + 1)
-    load = partial(
-        import_upload,
-        actor=viewer,
-        data=data,
-        file=name,
-        limit=settings.max_upload_bytes,
-        link_threshold=settings.link_threshold,
-        format=format or None,
-    )
     try:
-        report = await unit_of_work(request).run(load)
-    except ImportRefused as exc:  # the transaction was rolled back: nothing is kept
+        report = await run_in_threadpool(
+            import_upload,
+            request.app.state.db,
+            viewer,
+            data,
+            name,
+            settings.max_upload_bytes,
+            settings.link_threshold,
+            format or None,
+        )
+    except ImportRefused as exc:  # refused before anything was written
         return _page(request, 422, refused=exc)
+    request.app.state.cache.clear()  # this worker shows the new content at once
     return _page(request, report=report)

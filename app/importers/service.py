@@ -1,20 +1,27 @@
 """Detect a document's format and parse it into a content bundle."""
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from app.accounts.errors import PermissionDenied
 from app.accounts.service import Viewer
 from app.content.bundle import Bundle, Report
 from app.content.errors import InvalidContent
-from app.content.service import load_bundle
+from app.content.linking import Transactions
+from app.content.service import LoadProgress, load_bundle, load_in_steps
+from app.db import Database
 from app.importers import catalog, export_json, note, qa
 from app.importers.errors import ImportRefused
+from app.importers.lock import exclusive_import
 from app.importers.text import decode
 
 Parser = Callable[[str, str], tuple[Bundle, Report]]
+PAUSE_S = 0.12  # between two write steps of an import on SQLite (see _transactions)
 FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
     "json": (export_json.looks_like, export_json.parse),
     "catalog": (catalog.looks_like, catalog.parse),
@@ -59,6 +66,58 @@ def import_document(
     return report
 
 
+def import_in_steps(
+    db: Database,
+    data: bytes,
+    file: str,
+    link_threshold: float,
+    format: str | None = None,
+    progress: LoadProgress | None = None,
+) -> Report:
+    """Parse one document and load it in short transactions, one import at a time.
+
+    Everything is checked before the first write, so a refused document saves nothing. A
+    failure part-way (the process killed, the disk full) keeps the steps already committed;
+    importing the document again completes it, as every step is an upsert.
+    """
+    bundle, report = parse_document(data, file, format)
+    with exclusive_import(db):
+        try:
+            load_in_steps(
+                lambda write: db.session_scope(write=write),
+                bundle,
+                report,
+                link_threshold,
+                progress,
+            )
+        except InvalidContent as exc:
+            raise ImportRefused(file, exc.line, exc.message) from None
+    return report
+
+
+def _transactions(db: Database) -> Transactions:
+    """Open each step's transaction; on SQLite, let other writers in between two steps.
+
+    Writers in other processes wait for SQLite's lock in its busy handler, which looks again
+    only every 100 ms or so: were the next step to take the lock at once, it would win time
+    after time until their wait ran out. So a write step starts at least PAUSE_S after the
+    last one ended (scoring links between two steps often takes that long anyway).
+    """
+    pause = PAUSE_S if make_url(db.url).get_backend_name() == "sqlite" else 0.0
+    ended = [0.0]
+
+    @contextmanager
+    def transaction(write: bool) -> Iterator[Session]:
+        if write and pause:
+            time.sleep(max(0.0, ended[0] + pause - time.monotonic()))
+        with db.session_scope(write=write) as session:
+            yield session
+        if write:
+            ended[0] = time.monotonic()
+
+    return transaction
+
+
 def seed_files(seed_dir: Path) -> list[Path]:
     """List the seed documents in load order: content first, the catalog last."""
     files = sorted(p for p in seed_dir.iterdir() if p.is_file() and not p.name.startswith("."))
@@ -66,7 +125,7 @@ def seed_files(seed_dir: Path) -> list[Path]:
 
 
 def import_upload(
-    session: Session,
+    db: Database,
     actor: Viewer,
     data: bytes,
     file: str,
@@ -74,9 +133,9 @@ def import_upload(
     link_threshold: float,
     format: str | None = None,
 ) -> Report:
-    """Import a document sent by a person; only authors and admins may."""
+    """Import a document sent by a person, in short steps; only authors and admins may."""
     if not actor.may("author"):
         raise PermissionDenied("Only authors can import content.")
     if len(data) > limit:
         raise ImportRefused(file, 1, f"the file is larger than the limit of {limit:,} bytes")
-    return import_document(session, data, file, link_threshold, format)
+    return import_in_steps(db, data, file, link_threshold, format)

@@ -11,7 +11,9 @@ PAGE_QUERIES = {
     "/sets/bulk-set": 4,
     "/sets/bulk-set?page=2": 4,
     "/topics/bulk": 6,
-    "/questions/last": 4,
+    "/questions/last": 2,
+    "/sets": 1,
+    "/notes": 1,
 }
 
 
@@ -61,6 +63,7 @@ def _statements(app, client, db, questions: int) -> dict[str, int]:  # type: ign
     import_long_set(db, "bulk", questions)
     last = question_id(db, str(questions), "bulk-set")
     paths = ["/", "/sets/bulk-set", "/sets/bulk-set?page=2", "/topics/bulk", f"/questions/{last}"]
+    paths += ["/sets", "/notes"]
     counts = {}
     for path in paths:
         with count_queries(app) as statements:

@@ -121,3 +121,47 @@ def test_a_bad_choice_in_the_address_is_refused(client, seeded, query):
     qid = question_id(seeded, "3")
     response = client.get(f"/questions/{qid}?{query}")
     assert response.status_code == 422 and "That answer was not valid." in response.text
+
+
+def many_sets_and_notes(db, sets: int, notes: int) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from tests.factories import import_file
+
+    document = {
+        "format": "studyhall.content/1",
+        "question_sets": [{"slug": f"set-{n:02}", "title": f"Set {n:02}"} for n in range(sets)],
+        "questions": [
+            {
+                "id": f"set-{n:02}/1",
+                "set": f"set-{n:02}",
+                "stem": "Yes?",
+                "choices": [{"text": "yes", "correct": True}, {"text": "no", "correct": False}],
+            }
+            for n in range(sets)
+        ],
+        "notes": [
+            {"slug": f"note-{n:03}", "title": f"Note {n:03}", "markdown": "## One\n\nText.\n"}
+            for n in range(notes)
+        ],
+    }
+    import_file(db, json.dumps(document).encode(), "many.json", 0.99)
+
+
+def test_home_shows_the_first_sets_and_notes_and_links_to_all(client, db):
+    many_sets_and_notes(db, sets=12, notes=60)
+    home = client.get("/").text
+    assert "Set 09" in home and "Set 10" not in home and "Note 009" in home
+    assert 'href="/sets">All 12 question sets' in home and 'href="/notes">All 60 notes' in home
+    assert "Set 11" in client.get("/sets").text
+    notes = client.get("/notes").text
+    assert "Note 049" in notes and "Note 050" not in notes
+    assert "Notes 1–50 of 60 · page 1 of 2" in notes and 'href="/notes?page=2"' in notes
+    assert "Note 059" in client.get("/notes?page=2").text
+    assert client.get("/notes?page=3").status_code == 404
+
+
+def test_the_home_page_lists_everything_when_there_is_little(client, seeded):
+    home = client.get("/").text
+    assert 'href="/sets">All' not in home and 'href="/notes">All' not in home
+    assert client.get("/sets").status_code == 200 and client.get("/notes").status_code == 200

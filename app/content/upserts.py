@@ -1,0 +1,179 @@
+"""Write a piece of a question set in a few statements: rows, not objects.
+
+Questions are matched by key within their set and choices by position within their question,
+so ids survive an edit (answers and links refer to them). A question whose text, kind or
+choices changed counts a new revision; one that only moved keeps its revision.
+"""
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.orm import Session
+
+from app.content.bundle import QuestionData, Report
+from app.content.models import Choice, Question, utcnow
+
+
+@dataclass
+class Written:
+    ids: dict[str, int] = field(default_factory=dict)  # key -> id, for every question written
+    edited: set[int] = field(default_factory=set)  # ids whose text changed (or that are new)
+
+
+def upsert_questions(
+    session: Session,
+    set_id: int,
+    chunk: list[tuple[int, QuestionData]],
+    topics: dict[str, int],
+    report: Report,
+) -> Written:
+    """Create or update the (position, question) pairs of one set; return what was written."""
+    stored = _stored(session, set_id, [item.key for _, item in chunk])
+    written = Written()
+    created, moved, edited, choices = [], [], [], _ChoiceChanges()
+    for position, item in chunk:
+        row = stored.get(item.key)
+        topic_id = topics[item.topic] if item.topic is not None else None
+        if row is None:
+            created.append(_new_row(set_id, item, position, topic_id))
+            report.count("questions_created")
+            continue
+        written.ids[item.key] = row.id
+        topic_id = row.topic_id if topic_id is None else topic_id
+        if row.state == _state(item):
+            moved.append({"id": row.id, "position": position, "topic_id": topic_id})
+            report.count("questions_unchanged")
+            continue
+        edited.append(_edited_row(row, item, position, topic_id))
+        choices.sync(row.id, row.choices, item)
+        written.edited.add(row.id)
+        report.count("questions_updated")
+    if created:
+        statement = insert(Question).returning(Question.id, sort_by_parameter_order=True)
+        new_ids = session.scalars(statement, created).all()
+        for (_, item), qid in zip(_new_items(chunk, stored), new_ids, strict=True):
+            written.ids[item.key] = qid
+            written.edited.add(qid)
+            choices.create(qid, item)
+    for rows in (moved, edited):
+        if rows:
+            session.execute(update(Question), rows)
+    choices.write(session)
+    return written
+
+
+@dataclass
+class _Stored:
+    id: int
+    topic_id: int | None
+    revision: int
+    state: tuple[object, ...]
+    choices: dict[int, int]  # position -> choice id
+
+
+def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored]:
+    rows = session.execute(
+        select(
+            Question.id,
+            Question.key,
+            Question.topic_id,
+            Question.revision,
+            Question.stem_md,
+            Question.explanation_md,
+            Question.kind,
+        ).where(Question.set_id == set_id, Question.key.in_(keys))
+    ).all()
+    choices: dict[int, list[tuple[int, int, str, bool]]] = {}
+    for choice in session.execute(
+        select(Choice.question_id, Choice.id, Choice.position, Choice.text_md, Choice.is_correct)
+        .where(Choice.question_id.in_([row.id for row in rows]))
+        .order_by(Choice.question_id, Choice.position)
+    ).all():
+        choices.setdefault(choice[0], []).append(tuple(choice[1:]))  # type: ignore[arg-type]
+    stored = {}
+    for qid, key, topic_id, revision, stem, explanation, kind in rows:
+        mine = choices.get(qid, [])
+        state = (stem, explanation, kind, [(text, ok) for _, _, text, ok in mine])
+        positions = {position: cid for cid, position, _, _ in mine}
+        stored[key] = _Stored(qid, topic_id, revision, state, positions)
+    return stored
+
+
+def _state(item: QuestionData) -> tuple[object, ...]:
+    return item.stem, item.explanation, item.kind, [(c.text, c.correct) for c in item.choices]
+
+
+def _new_items(
+    chunk: list[tuple[int, QuestionData]], stored: dict[str, _Stored]
+) -> list[tuple[int, QuestionData]]:
+    return [(position, item) for position, item in chunk if item.key not in stored]
+
+
+def _new_row(set_id: int, item: QuestionData, position: int, topic_id: int | None) -> dict:
+    return {
+        "set_id": set_id,
+        "key": item.key,
+        "position": position,
+        "topic_id": topic_id,
+        "stem_md": item.stem,
+        "explanation_md": item.explanation,
+        "kind": item.kind,
+        "source": item.source[:300],
+        "revision": 1,
+        "updated_at": utcnow(),
+    }
+
+
+def _edited_row(row: _Stored, item: QuestionData, position: int, topic_id: int | None) -> dict:
+    return {
+        "id": row.id,
+        "position": position,
+        "topic_id": topic_id,
+        "stem_md": item.stem,
+        "explanation_md": item.explanation,
+        "kind": item.kind,
+        "source": item.source[:300],
+        "revision": row.revision + 1,
+        "updated_at": utcnow(),
+    }
+
+
+@dataclass
+class _ChoiceChanges:
+    """Choice rows to insert, update (by id) and delete, gathered for a whole chunk."""
+
+    inserts: list[dict] = field(default_factory=list)
+    updates: list[dict] = field(default_factory=list)
+    deletes: list[int] = field(default_factory=list)
+
+    def create(self, question_id: int, item: QuestionData) -> None:
+        for position, choice in enumerate(item.choices, start=1):
+            self.inserts.append(_choice(question_id, position, choice.text, choice.correct))
+
+    def sync(self, question_id: int, stored: dict[int, int], item: QuestionData) -> None:
+        """Update choices in place by position; add the new positions, drop the lost ones."""
+        for position, choice in enumerate(item.choices, start=1):
+            if position in stored:
+                self.updates.append(
+                    {"id": stored[position], "text_md": choice.text, "is_correct": choice.correct}
+                )
+            else:
+                self.inserts.append(_choice(question_id, position, choice.text, choice.correct))
+        self.deletes += [cid for position, cid in stored.items() if position > len(item.choices)]
+
+    def write(self, session: Session) -> None:
+        if self.deletes:
+            session.execute(delete(Choice).where(Choice.id.in_(self.deletes)))
+        if self.updates:
+            session.execute(update(Choice), self.updates)
+        if self.inserts:
+            session.execute(insert(Choice), self.inserts)
+
+
+def _choice(question_id: int, position: int, text: str, correct: bool) -> dict:
+    return {
+        "question_id": question_id,
+        "position": position,
+        "text_md": text,
+        "is_correct": correct,
+    }
