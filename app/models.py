@@ -13,7 +13,7 @@ from app.content.models import (
     Topic,
 )
 from app.db import Base
-from app.exams.models import Attempt, AttemptItem
+from app.exams.models import Attempt, AttemptItem, TimeAllowance
 from app.progress.models import PracticeAnswer
 
 __all__ = [
@@ -33,5 +33,6 @@ __all__ = [
     "Question",
     "QuestionNoteLink",
     "QuestionSet",
+    "TimeAllowance",
     "Topic",
 ]

@@ -79,3 +79,16 @@ class AttemptItem(Base):
     is_correct: Mapped[bool | None]
 
     attempt: Mapped[Attempt] = relationship(back_populates="items", lazy="raise")
+
+
+class TimeAllowance(Base):
+    """Extra time an admin gave a learner: their timed attempts last `multiplier` times longer."""
+
+    __tablename__ = "exam_time_allowance"
+    __table_args__ = (CheckConstraint("multiplier >= 1 AND multiplier <= 4", name="multiplier"),)
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("user_account.id", ondelete="CASCADE"), primary_key=True
+    )
+    multiplier: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)

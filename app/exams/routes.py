@@ -10,12 +10,12 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer
+from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, require_role
 from app.accounts.service import Viewer
 from app.content.dependencies import Slug
 from app.content.queries import topics_list
 from app.content.read_models import TopicSummary
-from app.exams import queries, service
+from app.exams import allowances, queries, service
 from app.exams.custom import CustomExam, start_custom
 from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, refuse_if_closed
@@ -27,6 +27,7 @@ from app.web.templating import is_htmx, render, url_for
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 ChoiceField = Annotated[list[str] | None, Form(max_length=26)]
 Go = Literal["next", "prev", "summary", "stay"]
+Admin = Annotated[Viewer, Depends(require_role("admin"))]
 Show = Annotated[Literal["all", "wrong", "flagged"], Query(description="Which questions")]
 
 
@@ -266,3 +267,46 @@ async def submit_attempt(
         )
     )
     return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
+
+
+@router.get("/exams/extra-time", name="allowances")
+def allowances_page(request: Request, session: SessionDep, admin: Admin) -> HTMLResponse:
+    """Show who has extra time on timed exams, and a form to give it (admins only)."""
+    return _allowances(request, session)
+
+
+def _allowances(
+    request: Request, session: SessionDep, *, error: str | None = None, username: str = ""
+) -> HTMLResponse:
+    context = {
+        "allowances": allowances.list_allowances(session),
+        "error": error,
+        "username": username,
+        "done": request.query_params.get("done") == "1",
+    }
+    return render(request, "exams/allowances.html", context, status_code=422 if error else 200)
+
+
+@router.post("/exams/extra-time", name="set_allowance")
+async def set_allowance(
+    request: Request,
+    admin: Admin,
+    session: SessionDep,
+    username: Annotated[str, Form(max_length=32)] = "",
+    multiplier: Annotated[str, Form(max_length=5)] = "",
+) -> Response:
+    """Give a learner extra time on the timed exams they start from now on."""
+    try:
+        factor = float(multiplier) if multiplier.replace(".", "", 1).isdigit() else 0.0
+        await unit_of_work(request).run(
+            partial(
+                allowances.set_allowance,
+                actor=admin,
+                username=username,
+                multiplier=factor,
+                now=now_of(request),
+            )
+        )
+    except InvalidExamSpec as exc:
+        return _allowances(request, session, error=exc.message, username=username)
+    return RedirectResponse(url_for("allowances") + "?done=1", status_code=303)

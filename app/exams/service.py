@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
 from app.exams import sampling
+from app.exams.allowances import time_multiplier
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, NotFound, TimeUp
 from app.exams.grading import grade_item, percent
 from app.exams.models import Attempt, AttemptItem
@@ -109,7 +110,7 @@ def start(
         partial_credit=spec.partial_credit,
         question_count=len(question_ids),
         started_at=now,
-        deadline_at=now + timedelta(seconds=spec.time_limit_s) if spec.time_limit_s else None,
+        deadline_at=_deadline(session, user_id, spec, now),
         items=[
             AttemptItem(position=n, question_id=qid, snapshot=snap, selected_ids=[], flagged=False)
             for n, (qid, snap) in enumerate(
@@ -127,6 +128,12 @@ def start(
             raise
         return Started(twin.id, resumed=True)
     return Started(attempt.id, resumed=False)
+
+
+def _deadline(session: Session, user_id: int, spec: ExamSpec, now: datetime) -> datetime | None:
+    if not spec.time_limit_s:
+        return None
+    return now + timedelta(seconds=spec.time_limit_s * time_multiplier(session, user_id))
 
 
 def _open_in_slot(session: Session, user_id: int, slot: str) -> Attempt | None:
