@@ -83,8 +83,12 @@ class NoteOut(_Out):
 
 class TopicDetail(TopicOut):
     ancestors: list[TopicRefOut]
-    notes: list[NoteOut]
-    questions: list[QuestionSummaryOut] = Field(description="One page of the topic's questions")
+    notes: list[NoteOut] = Field(
+        description="Notes of the topic and its subtopics, the topic's own first, in tree order"
+    )
+    questions: list[QuestionSummaryOut] = Field(
+        description="One page of the questions of the topic and its subtopics"
+    )
     page: PageOut
 
     @model_validator(mode="before")
