@@ -131,3 +131,19 @@ def test_search_index_covers_content_from_before_it_and_goes_on_downgrade(empty_
         assert not [name for name in inspect(engine).get_table_names() if is_index_table(name)]
     finally:
         engine.dispose()
+
+
+def test_every_search_trigger_survives_the_whole_chain(empty_url):
+    """A later batch migration on SQLite rebuilds its table and drops that table's triggers."""
+    upgrade(empty_url)
+    engine = create_engine(empty_url)
+    try:
+        with engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                sql = "SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search%'"
+            else:
+                sql = "SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE 'search%'"
+            tables = set(conn.execute(text(sql)).scalars())
+    finally:
+        engine.dispose()
+    assert tables == {"question", "choice", "note_section"}

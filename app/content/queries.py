@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from app.content.errors import NotFound
-from app.content.markdown import render, render_inline, split_sections
+from app.content.markdown import excerpt, render, render_inline, split_sections
 from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
 from app.content.read_models import (
     ChoiceView,
@@ -328,6 +328,7 @@ def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
             NoteSection.heading,
             QuestionNoteLink.origin,
             QuestionNoteLink.score,
+            NoteSection.body_md,
         )
         .select_from(QuestionNoteLink)
         .join(NoteSection)
@@ -335,7 +336,7 @@ def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
         .where(QuestionNoteLink.question_id == question_id)
         .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
     ).all()
-    return tuple(NoteLink(*row) for row in rows)
+    return tuple(NoteLink(*row[:-1], excerpt=excerpt(row[-1])) for row in rows)
 
 
 def questions_page(

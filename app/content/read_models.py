@@ -163,6 +163,7 @@ class NoteLink:
     heading: str
     origin: str
     score: float
+    excerpt: str = ""  # the start of the section, as plain text
 
 
 @dataclass(frozen=True)

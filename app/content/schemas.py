@@ -112,6 +112,7 @@ class NoteLinkOut(_Out):
         description="'explicit' (set by an author) or 'suggested' (by text similarity)"
     )
     score: float
+    excerpt: str = Field(description="The start of the section, as plain text")
 
 
 class QuestionOut(_Out):

@@ -7,8 +7,15 @@ from fastapi import APIRouter, Depends
 from app.accounts.dependencies import load_viewer
 from app.search.dependencies import SearchParamsDep, SearchResultsDep
 from app.search.schemas import SearchOut
+from app.web.schemas import ErrorOut
 
-router = APIRouter(prefix="/api/v1", tags=["search"], dependencies=[Depends(load_viewer)])
+# Every address holding a control character (NUL, say) is refused before any route.
+REFUSED: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "The address holds a control character"}
+}
+router = APIRouter(
+    prefix="/api/v1", tags=["search"], responses=REFUSED, dependencies=[Depends(load_viewer)]
+)
 
 
 @router.get("/search", response_model=SearchOut)

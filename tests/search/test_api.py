@@ -32,8 +32,13 @@ def test_no_query_makes_the_api_fail(client, seeded, query):
     assert client.get("/api/v1/search", params={"q": query}).status_code == 200
 
 
+def test_a_nul_in_the_query_gets_the_documented_404(client):
+    response = client.get("/api/v1/search", params={"q": "a\x00b"})
+    assert response.status_code == 404 and response.json()["detail"]
+
+
 def test_search_is_documented(client):
     operation = client.get("/openapi.json").json()["paths"]["/api/v1/search"]["get"]
     assert {p["name"] for p in operation["parameters"]} == {"q", "topic", "type"}
-    assert "422" in operation["responses"]
+    assert {"200", "404", "422"} <= set(operation["responses"])
     assert operation["description"]
