@@ -27,6 +27,8 @@ from app.exams.sweep import Sweeper
 from app.importers import routes as importer_routes
 from app.progress import api as progress_api
 from app.progress import routes as progress_routes
+from app.search import api as search_api
+from app.search import routes as search_routes
 from app.web.cache import ContentCache
 from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
@@ -94,9 +96,11 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.include_router(content_routes.router)
     app.include_router(progress_routes.router)
     app.include_router(exam_routes.router)
+    app.include_router(search_routes.router)
     app.include_router(content_api.router)
     app.include_router(progress_api.router)
     app.include_router(exam_api.router)
+    app.include_router(search_api.router)
     app.include_router(accounts_routes.router)
     app.include_router(accounts_api.router)
     app.include_router(importer_routes.router)

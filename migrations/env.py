@@ -4,6 +4,7 @@ from alembic import context
 
 from app.db import UTCDateTime, make_engine
 from app.models import Base
+from app.search.models import is_index_table
 
 config = context.config
 target_metadata = Base.metadata
@@ -40,11 +41,17 @@ def _render_item(type_: str, obj: object, autogen_context: object) -> str | bool
     return False
 
 
+def _include_name(name: str | None, type_: str, parent_names: object) -> bool:
+    """Leave the search index to its migration: FTS5 tables and triggers are not models."""
+    return not (type_ == "table" and name is not None and is_index_table(name))
+
+
 def _run(connection) -> None:  # type: ignore[no-untyped-def]
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
         render_item=_render_item,
+        include_name=_include_name,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
     )

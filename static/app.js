@@ -3,6 +3,13 @@
 (function () {
   "use strict";
 
+  // Keys typed into a text box (the header's search too) are text, not shortcuts.
+  function typesText(target) {
+    if (!target) return false;
+    if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") return true;
+    return target.tagName === "INPUT" && !/^(radio|checkbox|button|submit|reset)$/.test(target.type);
+  }
+
   function activeForm() {
     return document.querySelector("form[data-choice-keys]");
   }
@@ -10,7 +17,7 @@
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     var target = event.target;
-    if (target && (target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && target.type === "text"))) return;
+    if (typesText(target)) return;
     var form = activeForm();
     if (!form || form.querySelector("fieldset[disabled]")) return;
     if (/^[1-9]$/.test(event.key)) {

@@ -10,8 +10,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
+from app.db import Database
 from app.migrate import alembic_config, upgrade
 from app.models import Base
+from app.search.models import is_index_table
+from app.search.service import search
 from tests.conftest import PG_URL, _admin_url
 
 
@@ -32,9 +35,11 @@ def empty_url(tmp_path: Path) -> Iterator[str]:
 
 
 def _tables(url: str) -> set[str]:
+    """The tables of the models (the search index is checked on its own)."""
     engine = create_engine(url)
     try:
-        return set(inspect(engine).get_table_names()) - {"alembic_version"}
+        names = set(inspect(engine).get_table_names()) - {"alembic_version"}
+        return {name for name in names if not is_index_table(name)}
     finally:
         engine.dispose()
 
@@ -84,3 +89,61 @@ def test_tokens_made_before_expiry_existed_expire_90_days_after_creation(empty_u
         assert str(expires).startswith("2026-04-01")
     finally:
         engine.dispose()
+
+
+def test_search_index_covers_content_from_before_it_and_goes_on_downgrade(empty_url):
+    upgrade(empty_url, "0004")
+    engine = create_engine(empty_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO question_set (id, slug, title, source, imported_at) VALUES (1, 's', 'S', '', '2026-01-01 00:00:00+00:00')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO question (id, set_id, key, position, stem_md, explanation_md, kind, source, revision, updated_at) VALUES (1, 1, '1', 1, 'Which calibrator?', 'Entropy.', 'single', '', 1, '2026-01-01 00:00:00+00:00')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO choice (id, question_id, position, text_md, is_correct) VALUES (1, 1, 1, 'zeppelin', true)"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO note (id, slug, title, author, source, body_md, revision, updated_at) VALUES (1, 'n', 'N', '', '', '## Quokka', 1, '2026-01-01 00:00:00+00:00')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO note_section (id, note_id, position, anchor, heading, level, body_md) VALUES (1, 1, 1, 'quokka', 'Quokka', 2, 'marsupial')"
+                )
+            )
+        upgrade(empty_url)
+        db = Database(empty_url)
+        with db.session_scope() as session:
+            assert [q.id for q in search(session, "calibrator zeppelin entropy").questions] == [1]
+            assert [n.anchor for n in search(session, "quokka marsupial").notes] == ["quokka"]
+        db.dispose()
+        command.downgrade(alembic_config(empty_url), "0004")
+        assert not [name for name in inspect(engine).get_table_names() if is_index_table(name)]
+    finally:
+        engine.dispose()
+
+
+def test_every_search_trigger_survives_the_whole_chain(empty_url):
+    """A later batch migration on SQLite rebuilds its table and drops that table's triggers."""
+    upgrade(empty_url)
+    engine = create_engine(empty_url)
+    try:
+        with engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                sql = "SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search%'"
+            else:
+                sql = "SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE 'search%'"
+            tables = set(conn.execute(text(sql)).scalars())
+    finally:
+        engine.dispose()
+    assert tables == {"question", "choice", "note_section"}

@@ -35,7 +35,8 @@ async def list_topics(cache: CacheDep) -> Any:
 
 @router.get("/topics/{slug}", response_model=TopicDetail)
 async def get_topic(slug: Slug, cache: CacheDep, page: PageNumber = 1) -> TopicView:
-    """Get a topic with its subtopics, notes and a page of its questions (50 a page)."""
+    """Get a topic with its subtopics, and the notes and a page of the questions (50 a page) of
+    the topic and all its subtopics."""
     return await cache.get(("topic", slug, page), partial(queries.topic, slug=slug, page=page))
 
 

@@ -1,5 +1,6 @@
 """Markdown rendering (never trusting HTML in content) and splitting notes into sections."""
 
+import html
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -69,6 +70,17 @@ def render_inline(markdown: str) -> str:
     if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
         return html[3:-4]
     return html
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def excerpt(markdown: str, limit: int = 160) -> str:
+    """Return the start of some Markdown as plain text (to be escaped), cut after a word."""
+    text = html.unescape(" ".join(_TAG.sub(" ", render(markdown)).split()))
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
 
 
 def heading_text(markdown: str) -> str:

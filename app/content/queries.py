@@ -6,7 +6,7 @@ from sqlalchemy import Select, bindparam, func, select, tuple_
 from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 
 from app.content.errors import NotFound
-from app.content.markdown import render, render_inline, split_sections
+from app.content.markdown import excerpt, render, render_inline, split_sections
 from app.content.models import (
     Choice,
     Note,
@@ -18,6 +18,8 @@ from app.content.models import (
 )
 from app.content.read_models import (
     ChoiceView,
+    GuideNote,
+    GuidePart,
     HomeView,
     LinkedQuestion,
     ListView,
@@ -30,6 +32,7 @@ from app.content.read_models import (
     SectionView,
     SetSummary,
     SetView,
+    TocSection,
     TopicRef,
     TopicSummary,
     TopicView,
@@ -63,6 +66,16 @@ class _Tree:
             note_count=self.notes[topic.id] + sum(c.note_count for c in children),
             children=children,
         )
+
+    def subtree(self, topic: Topic) -> list[tuple[Topic, int]]:
+        """Return the topic and its subtopics, depth first in their order, with their depth."""
+        found: list[tuple[Topic, int]] = []
+        stack = [(topic, 0)]
+        while stack and len(found) < len(self.topics):
+            node, depth = stack.pop()
+            found.append((node, depth))
+            stack.extend((child, depth + 1) for child in reversed(self.children.get(node.id, [])))
+        return found
 
     def ancestors(self, topic: Topic) -> tuple[TopicRef, ...]:
         chain: list[TopicRef] = []
@@ -209,18 +222,55 @@ def notes_page(session: Session, page: int = 1) -> ListView:
 
 
 def topic(session: Session, slug: str, page: int = 1) -> TopicView:
-    """Gather a topic with its subtopics, notes and one page of its questions."""
+    """Gather a topic as a study guide: its subtopics, then its and their notes and questions."""
     tree = _Tree(session)
     found = next((t for t in tree.topics.values() if t.slug == slug), None)
     if found is None:
         raise NotFound(f"There is no topic called “{slug}”.")
-    questions, info = _question_page(session, page, Question.topic_id == found.id)
+    subtree = tree.subtree(found)
+    ids = [t.id for t, _ in subtree]
+    questions, info = _question_page(session, page, Question.topic_id.in_(ids))
+    guide = _guide(session, subtree)
     return TopicView(
         topic=tree.summary(found),
         ancestors=tree.ancestors(found),
-        notes=_note_summaries(session, Note.topic_id == found.id)[0],
+        notes=tuple(
+            NoteSummary(n.slug, n.title, n.author, part.topic) for part in guide for n in part.notes
+        ),
         questions=questions,
         page=info,
+        guide=guide,
+    )
+
+
+def _guide(session: Session, subtree: list[tuple[Topic, int]]) -> tuple[GuidePart, ...]:
+    """The notes of each topic of subtree, in its order, with their sections (one query)."""
+    tested = (
+        select(func.count(QuestionNoteLink.id))
+        .where(QuestionNoteLink.section_id == NoteSection.id)
+        .correlate(NoteSection)
+        .scalar_subquery()
+    )
+    rows = session.execute(
+        select(Note.id, Note.slug, Note.title, Note.author, Note.topic_id)
+        .add_columns(NoteSection.anchor, NoteSection.heading, tested)
+        .outerjoin(NoteSection, NoteSection.note_id == Note.id)
+        .where(Note.topic_id.in_([t.id for t, _ in subtree]))
+        .order_by(Note.title, Note.id, NoteSection.position)
+    ).all()
+    notes: dict[int, dict[int, tuple[tuple[str, str, str], list[TocSection]]]] = {}
+    for note_id, note_slug, title, author, topic_id, anchor, heading, count in rows:
+        entry = notes.setdefault(topic_id, {}).setdefault(note_id, ((note_slug, title, author), []))
+        if anchor is not None:
+            entry[1].append(TocSection(anchor, heading, count))
+    return tuple(
+        GuidePart(
+            TopicRef(t.slug, t.title),
+            depth,
+            tuple(GuideNote(*note, tuple(sections)) for note, sections in notes[t.id].values()),
+        )
+        for t, depth in subtree
+        if t.id in notes
     )
 
 
@@ -386,6 +436,7 @@ _NOTE_LINKS = (
         NoteSection.heading,
         QuestionNoteLink.origin,
         QuestionNoteLink.score,
+        NoteSection.body_md,
     )
     .select_from(QuestionNoteLink)
     .join(NoteSection)
@@ -397,7 +448,7 @@ _NOTE_LINKS = (
 
 def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
     rows = session.execute(_NOTE_LINKS, {"question_id": question_id}).all()
-    return tuple(NoteLink(*row) for row in rows)
+    return tuple(NoteLink(*row[:-1], excerpt=excerpt(row[-1])) for row in rows)
 
 
 def questions_page(

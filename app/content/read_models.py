@@ -76,12 +76,39 @@ class PageInfo:
 
 
 @dataclass(frozen=True)
+class TocSection:
+    anchor: str
+    heading: str
+    question_count: int  # questions linked to the section
+
+
+@dataclass(frozen=True)
+class GuideNote:
+    slug: str
+    title: str
+    author: str
+    sections: tuple[TocSection, ...]
+
+
+@dataclass(frozen=True)
+class GuidePart:
+    """The notes filed directly under one topic of a study guide."""
+
+    topic: TopicRef
+    depth: int  # 0 for the guide's own topic, 1 for a subtopic, ...
+    notes: tuple[GuideNote, ...]
+
+
+@dataclass(frozen=True)
 class TopicView:
+    """A topic as a study guide: what it and all its subtopics hold."""
+
     topic: TopicSummary
     ancestors: tuple[TopicRef, ...]
-    notes: tuple[NoteSummary, ...]
-    questions: tuple[QuestionSummary, ...]  # one page of them
+    notes: tuple[NoteSummary, ...]  # of the topic and its subtopics, in guide order
+    questions: tuple[QuestionSummary, ...]  # one page of those of the topic and its subtopics
     page: PageInfo
+    guide: tuple[GuidePart, ...] = ()  # the notes by topic, with their sections
 
 
 @dataclass(frozen=True)
@@ -146,6 +173,7 @@ class NoteLink:
     heading: str
     origin: str
     score: float
+    excerpt: str = ""  # the start of the section, as plain text
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ import secrets
 from functools import partial
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.accounts.dependencies import load_viewer, viewer_of
 from app.accounts.service import Viewer
@@ -17,10 +17,11 @@ from app.content.dependencies import (
     chosen_ids,
     shown_grade,
 )
+from app.content.errors import NotFound
 from app.content.read_models import Grade, QuestionView
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
-from app.web.templating import render, render_page
+from app.web.templating import render, render_page, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 GUEST_COOKIE = "studyhall_guest"
@@ -55,6 +56,16 @@ async def topic(
     """Show a topic with its subtopics, notes and a page of its questions."""
     view = await cache.get(("topic", slug, page), partial(queries.topic, slug=slug, page=page))
     return render_page(request, "content/topic.html", {"view": view}, source=view, key=None)
+
+
+@router.get("/topics/{slug}/practice", name="practice_topic")
+async def practice_topic(slug: Slug, cache: CacheDep) -> RedirectResponse:
+    """Start practising a topic (with its subtopics) at its first question."""
+    view = await cache.get(("topic", slug, 1), partial(queries.topic, slug=slug, page=1))
+    if not view.questions:
+        raise NotFound(f"The topic “{view.topic.title}” has no questions yet.")
+    target = url_for("question", question_id=view.questions[0].id)
+    return RedirectResponse(target, status_code=303)
 
 
 @router.get("/sets/{slug}", name="question_set")

@@ -85,8 +85,12 @@ class NoteOut(_Out):
 
 class TopicDetail(TopicOut):
     ancestors: list[TopicRefOut]
-    notes: list[NoteOut]
-    questions: list[QuestionSummaryOut] = Field(description="One page of the topic's questions")
+    notes: list[NoteOut] = Field(
+        description="Notes of the topic and its subtopics, the topic's own first, in tree order"
+    )
+    questions: list[QuestionSummaryOut] = Field(
+        description="One page of the questions of the topic and its subtopics"
+    )
     page: PageOut
 
     @model_validator(mode="before")
@@ -110,6 +114,7 @@ class NoteLinkOut(_Out):
         description="'explicit' (set by an author) or 'suggested' (by text similarity)"
     )
     score: float
+    excerpt: str = Field(description="The start of the section, as plain text")
 
 
 def note_link_json(link: NoteLink) -> dict[str, object]:
@@ -121,6 +126,7 @@ def note_link_json(link: NoteLink) -> dict[str, object]:
         "heading": link.heading,
         "origin": link.origin,
         "score": link.score,
+        "excerpt": link.excerpt,
     }
 
 

@@ -1,0 +1,1 @@
+"""Full-text search over question stems, choices, explanations and note sections."""

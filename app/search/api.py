@@ -1,0 +1,37 @@
+"""The search JSON API under /api/v1."""
+
+from typing import Any
+
+from fastapi import APIRouter, Depends
+
+from app.accounts.dependencies import load_viewer
+from app.search.dependencies import SearchParamsDep, SearchResultsDep
+from app.search.schemas import SearchOut
+from app.web.schemas import ErrorOut
+
+# Every address holding a control character (NUL, say) is refused before any route.
+REFUSED: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "The address holds a control character"}
+}
+router = APIRouter(
+    prefix="/api/v1", tags=["search"], responses=REFUSED, dependencies=[Depends(load_viewer)]
+)
+
+
+@router.get("/search", response_model=SearchOut)
+async def search(params: SearchParamsDep, results: SearchResultsDep) -> dict[str, Any]:
+    """Search note sections and questions; every word or quoted phrase must match.
+
+    Results come in two groups, best first, each with its total; `type` narrows to one
+    group (and lists more of it). Any query text is accepted.
+    """
+    return {
+        "query": results.query,
+        "terms": results.terms,
+        "topic": results.topic,
+        "type": params.type,
+        "note_total": results.note_total,
+        "notes": results.notes,
+        "question_total": results.question_total,
+        "questions": results.questions,
+    }

@@ -1,0 +1,61 @@
+"""The search's parameters, shared by the page and the API, and running a search."""
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Annotated, Literal
+
+from fastapi import Depends, Query, Request
+
+from app.search import service
+from app.search.read_models import SearchResults
+from app.web.dependencies import unit_of_work
+
+PAGE_LIMIT = 20  # results a group shows when both groups are shown
+KIND_LIMIT = 50  # when one kind is asked for
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    q: str
+    topic: str | None
+    type: str
+
+    @property
+    def kind(self) -> str | None:
+        return None if self.type == "all" else self.type
+
+
+def search_params(
+    q: Annotated[
+        str,
+        Query(
+            description=(
+                "Words or quoted phrases, all of which must match; a word ending in * is a "
+                "prefix. Any text is accepted: operators and punctuation are searched as words."
+            )
+        ),
+    ] = "",
+    topic: Annotated[
+        str | None, Query(description="Only this topic (by slug) and its subtopics")
+    ] = None,
+    type: Annotated[
+        Literal["all", "notes", "questions"], Query(description="Which kind of result")
+    ] = "all",
+) -> SearchParams:
+    """Read the search from the address."""
+    return SearchParams(q, topic or None, type)
+
+
+SearchParamsDep = Annotated[SearchParams, Depends(search_params)]
+
+
+async def run_search(request: Request, params: SearchParamsDep) -> SearchResults:
+    """Search off the event loop, in a read session of its own."""
+    limit = PAGE_LIMIT if params.kind is None else KIND_LIMIT
+    work = partial(
+        service.search, query=params.q, topic=params.topic, kind=params.kind, limit=limit
+    )
+    return await unit_of_work(request, write=False).run(work)
+
+
+SearchResultsDep = Annotated[SearchResults, Depends(run_search)]

@@ -1,0 +1,219 @@
+"""The index's own query languages: SQLite FTS5 and PostgreSQL full-text search.
+
+Each group is found in two steps: one page of matching rows, best first, with how many
+match; then the highlighted title and snippet of that page's rows only.
+"""
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import bindparam, text
+from sqlalchemy.orm import Session
+
+from app.content.read_models import TopicRef
+from app.search.read_models import NoteHit, QuestionHit
+from app.search.terms import START, STOP, Term, marked_html
+
+SNIPPET_WORDS = 24
+_PLAIN_WORD = re.compile(r"[^\W_]+")
+_QUESTION = """
+    JOIN question AS q ON q.id = {id}
+    JOIN question_set AS qs ON qs.id = q.set_id
+    LEFT JOIN topic AS t ON t.id = q.topic_id
+"""
+_SECTION = """
+    JOIN note_section AS ns ON ns.id = {id}
+    JOIN note AS n ON n.id = ns.note_id
+    LEFT JOIN topic AS t ON t.id = n.topic_id
+"""
+_QUESTION_COLUMNS = "q.id, qs.slug, t.slug, t.title"
+_SECTION_COLUMNS = "n.slug, n.title, ns.anchor, t.slug, t.title"
+
+
+class Backend:
+    """Finds and highlights matches; subclasses hold the SQL of one database."""
+
+    page_sql = ""  # {join} {kind} {topic}: one page of (row, total), best first
+    highlight_sql = ""  # {join} {columns}: (row, columns..., title, snippet) of given rows
+    page_row = highlight_row = ""  # the index row's id in the page and highlight SQL
+    question_kind = section_kind = ""  # which rows are questions, which sections
+
+    def content_id(self, kind: str, row: str) -> str:
+        """The id of the question or section an index row (written `row`) stands for."""
+        raise NotImplementedError
+
+    def params(self, terms: Sequence[Term]) -> dict[str, Any]:
+        """Bind the terms (and what else the SQL needs)."""
+        raise NotImplementedError
+
+    def questions(
+        self, session: Session, terms: Sequence[Term], topics: list[int] | None, limit: int
+    ) -> tuple[tuple[QuestionHit, ...], int]:
+        """Return one page of matching questions, best first, and how many match."""
+        rows, total = self._page(session, terms, "question", topics, limit)
+        hits = self._highlighted(session, terms, "question", rows)
+        return tuple(
+            QuestionHit(qid, set_slug, title, snippet, _topic(ts, tt))
+            for qid, set_slug, ts, tt, title, snippet in hits
+        ), total
+
+    def notes(
+        self, session: Session, terms: Sequence[Term], topics: list[int] | None, limit: int
+    ) -> tuple[tuple[NoteHit, ...], int]:
+        """Return one page of matching note sections, best first, and how many match."""
+        rows, total = self._page(session, terms, "section", topics, limit)
+        hits = self._highlighted(session, terms, "section", rows)
+        return tuple(
+            NoteHit(slug, note_title, anchor, heading, snippet, _topic(ts, tt))
+            for slug, note_title, anchor, ts, tt, heading, snippet in hits
+        ), total
+
+    def _page(
+        self,
+        session: Session,
+        terms: Sequence[Term],
+        kind: str,
+        topics: list[int] | None,
+        limit: int,
+    ) -> tuple[list[int], int]:
+        owner = "q" if kind == "question" else "n"
+        topic = f"AND {owner}.topic_id IN :topics" if topics is not None else ""
+        statement = text(
+            self.page_sql.format(
+                join=self._join(kind, self.page_row),
+                kind=self.question_kind if kind == "question" else self.section_kind,
+                topic=topic,
+            )
+        )
+        params = {**self.params(terms), "limit": limit}
+        if topics is not None:
+            statement = statement.bindparams(bindparam("topics", expanding=True))
+            params["topics"] = topics
+        rows = session.execute(statement, params).all()
+        return [row[0] for row in rows], (rows[0][1] if rows else 0)
+
+    def _join(self, kind: str, row: str) -> str:
+        template = _QUESTION if kind == "question" else _SECTION
+        return template.format(id=self.content_id(kind, row))
+
+    def _highlighted(
+        self, session: Session, terms: Sequence[Term], kind: str, rows: list[int]
+    ) -> list[tuple[Any, ...]]:
+        if not rows:
+            return []
+        columns = _QUESTION_COLUMNS if kind == "question" else _SECTION_COLUMNS
+        sql = self.highlight_sql.format(join=self._join(kind, self.highlight_row), columns=columns)
+        statement = text(sql).bindparams(bindparam("rows", expanding=True))
+        found = {
+            row[0]: (*row[1:-2], marked_html(row[-2] or ""), marked_html(row[-1] or ""))
+            for row in session.execute(statement, {**self.params(terms), "rows": rows})
+        }
+        return [found[row] for row in rows if row in found]
+
+
+class SQLiteBackend(Backend):
+    # bm25() cannot sit beside a window function: the matches are ranked first.
+    page_sql = """
+        WITH hit AS (
+            SELECT search_index.rowid AS id, bm25(search_index, 3.0, 1.0) AS score
+            FROM search_index WHERE search_index MATCH :match AND {kind}
+        )
+        SELECT hit.id, count(*) OVER () FROM hit {join}
+        WHERE 1 = 1 {topic}
+        ORDER BY hit.score, hit.id
+        LIMIT :limit
+    """
+    highlight_sql = """
+        SELECT search_index.rowid, {columns},
+               highlight(search_index, 0, :start, :stop),
+               snippet(search_index, 1, :start, :stop, '…', :words)
+        FROM search_index {join}
+        WHERE search_index MATCH :match AND search_index.rowid IN :rows
+    """
+    page_row, highlight_row = "hit.id", "search_index.rowid"
+    question_kind = "search_index.rowid % 2 = 0"
+    section_kind = "search_index.rowid % 2 = 1"
+
+    def content_id(self, kind: str, row: str) -> str:
+        return f"{row} / 2"
+
+    def params(self, terms: Sequence[Term]) -> dict[str, Any]:
+        return {"match": fts5_query(terms), "start": START, "stop": STOP, "words": SNIPPET_WORDS}
+
+
+def fts5_query(terms: Sequence[Term]) -> str:
+    """Write terms as FTS5 quoted phrases, all required: `"kSTRICT_TYPES" "calib" *`."""
+    return " ".join(
+        '"' + term.text.replace('"', '""') + '"' + (" *" if term.prefix else "") for term in terms
+    )
+
+
+class PostgresBackend(Backend):
+    page_sql = """
+        SELECT s.id, count(*) OVER ()
+        FROM ({tsquery}) AS query (tsq) CROSS JOIN search_index AS s {join}
+        WHERE s.document @@ query.tsq AND {kind} {topic}
+        ORDER BY ts_rank(s.document, query.tsq) DESC, s.id
+        LIMIT :limit
+    """
+    highlight_sql = """
+        SELECT s.id, {columns},
+               ts_headline('english', s.title, query.tsq, :title_options),
+               ts_headline('english', s.body, query.tsq, :body_options)
+        FROM ({tsquery}) AS query (tsq) CROSS JOIN search_index AS s {join}
+        WHERE s.id IN :rows
+    """
+    page_row = highlight_row = "s.id"
+    question_kind, section_kind = "s.question_id IS NOT NULL", "s.section_id IS NOT NULL"
+    _title_options = f'StartSel="{START}", StopSel="{STOP}", HighlightAll=true'
+    _body_options = (
+        f'StartSel="{START}", StopSel="{STOP}", MaxWords={SNIPPET_WORDS}, MinWords=8, '
+        'MaxFragments=2, FragmentDelimiter=" … "'
+    )
+
+    def content_id(self, kind: str, row: str) -> str:
+        return "s.question_id" if kind == "question" else "s.section_id"
+
+    def __init__(self, terms: Sequence[Term]) -> None:
+        self.page_sql = self.page_sql.replace("{tsquery}", tsquery_sql(terms))
+        self.highlight_sql = self.highlight_sql.replace("{tsquery}", tsquery_sql(terms))
+
+    def params(self, terms: Sequence[Term]) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "title_options": self._title_options,
+            "body_options": self._body_options,
+        }
+        for n, term in enumerate(terms):
+            words = term.text if not term.prefix else " ".join(prefix_words(term)[:-1])
+            params[f"term{n}"] = words
+            if term.prefix:
+                params[f"prefix{n}"] = prefix_words(term)[-1] + ":*"
+        return params
+
+
+def prefix_words(term: Term) -> list[str]:
+    """Split a prefix term into plain words, safe to write into to_tsquery's syntax."""
+    return _PLAIN_WORD.findall(term.text)
+
+
+def tsquery_sql(terms: Sequence[Term]) -> str:
+    """The SELECT of one tsquery requiring every term (phrases; a prefix at a term's end)."""
+    parts = []
+    for n, term in enumerate(terms):
+        phrase = f"phraseto_tsquery('english', :term{n})"
+        if term.prefix:
+            phrase = f"tsquery_phrase({phrase}, to_tsquery('english', :prefix{n}))"
+        parts.append(phrase)
+    return "SELECT " + " && ".join(parts)
+
+
+def backend_for(session: Session, terms: Sequence[Term]) -> Backend:
+    """Return the backend of the session's database."""
+    if session.get_bind().dialect.name == "sqlite":
+        return SQLiteBackend()
+    return PostgresBackend(terms)
+
+
+def _topic(slug: str | None, title: str | None) -> TopicRef | None:
+    return TopicRef(slug, title) if slug is not None and title is not None else None

@@ -1,0 +1,75 @@
+"""What a person typed, as terms the index can search for; matches marked up as safe HTML.
+
+Nothing typed reaches an index's query language as syntax: each word or quoted phrase
+becomes a phrase to find (a trailing `*` makes a prefix), so quotes, operators, NEAR,
+parentheses or stray bytes can only be searched for, never make a query fail.
+"""
+
+import re
+from dataclasses import dataclass
+
+from markupsafe import escape
+
+MAX_QUERY_CHARS = 500
+MAX_TERMS = 12
+MAX_TERM_CHARS = 80
+# Marks the index puts around matched words (private-use characters: nothing to escape).
+START, STOP = "\ue000", "\ue001"
+_UNWANTED = re.compile(r"[\x00-\x1f\x7f\ue000\ue001]")
+_CHUNK = re.compile(r'"([^"]*)"?|([^\s"]+)')
+_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+_PREFIX = re.compile(r"(.*[^\W_])\*+")
+_WORD = re.compile(r"[^\W_]")
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_MARKS = re.compile(f"([{START}{STOP}])")
+# PostgreSQL marks each word of `kSTRICT_TYPES` or `2:4` apart: one mark reads better.
+_JOINED_MARKS = re.compile(f"{STOP}((?:[^\\s\\w{START}{STOP}]|_){{1,3}}){START}")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A phrase to find (one word or several in a row); `prefix`: its last word may go on."""
+
+    text: str
+    prefix: bool = False
+
+
+def parse_query(query: str) -> tuple[Term, ...]:
+    """Turn what a person typed into at most MAX_TERMS terms, all of which must match."""
+    text = _UNWANTED.sub(" ", query[:MAX_QUERY_CHARS])
+    terms: dict[Term, None] = {}
+    for phrase, word in _CHUNK.findall(text):
+        if word in _OPERATORS:
+            continue
+        term = _term(phrase or word.strip("()[]{}'"), bool(phrase))
+        if term is not None:
+            terms.setdefault(term)
+    return tuple(terms)[:MAX_TERMS]
+
+
+def _term(text: str, quoted: bool) -> Term | None:
+    text = text[:MAX_TERM_CHARS].strip()
+    prefix = None if quoted else _PREFIX.fullmatch(text)
+    if prefix:
+        text = prefix.group(1)
+    if not _WORD.search(text):
+        return None
+    return Term(text, prefix=prefix is not None)
+
+
+def marked_html(text: str) -> str:
+    """Escape indexed text for HTML and turn the index's marks into balanced <mark> elements."""
+    text = _MARKDOWN_ESCAPE.sub(r"\1", " ".join(text.split()))
+    text = _JOINED_MARKS.sub(r"\1", text)
+    out: list[str] = []
+    inside = False
+    for part in _MARKS.split(text):
+        if part in (START, STOP):
+            if (part == START) != inside:
+                out.append("<mark>" if part == START else "</mark>")
+                inside = not inside
+        elif part:
+            out.append(str(escape(part)))
+    if inside:
+        out.append("</mark>")
+    return "".join(out)

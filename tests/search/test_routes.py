@@ -1,0 +1,74 @@
+"""The search page and the header's search box, with JavaScript or without."""
+
+import pytest
+
+from tests.factories import import_file, tags
+from tests.search.test_service import HOSTILE_QUERIES
+
+
+def test_the_header_has_a_search_box_that_leads_to_the_search_page(client):
+    html = client.get("/").text
+    form = next(f for f in tags(html, "form") if f.get("role") == "search")
+    assert form["action"] == "/search" and form["method"] == "get"
+    box = next(i for i in tags(html, "input") if i.get("type") == "search")
+    assert box["name"] == "q"
+    assert any(label.get("for") == box["id"] for label in tags(html, "label"))
+
+
+def test_calibration_shows_the_note_section_and_the_question_highlighted(client, seeded):
+    response = client.get("/search", params={"q": "calibration"})
+    assert response.status_code == 200
+    html = response.text
+    assert 'href="/notes/tensorrt-note-2#working-with-mixed-precision"' in html
+    assert "<mark>calibration</mark>" in html or "<mark>Calibration</mark>" in html
+    links = [a["href"] for a in tags(html, "a") if (a.get("href") or "").startswith("/questions/")]
+    assert links
+    assert html.index("note-results-heading") < html.index("question-results-heading")
+
+
+def test_the_search_page_keeps_what_was_asked_in_its_form(client, seeded):
+    html = client.get(
+        "/search", params={"q": 'say "hi"', "topic": "sparsity", "type": "questions"}
+    ).text
+    box = next(i for i in tags(html, "input") if i.get("id") == "q")
+    assert box["value"] == 'say "hi"'
+    selected = [o["value"] for o in tags(html, "option") if "selected" in o]
+    assert selected == ["sparsity", "questions"]
+    assert "note-results-heading" not in html
+
+
+def test_an_empty_search_shows_only_the_form(client, seeded):
+    html = client.get("/search").text
+    assert 'id="q"' in html and "search-results" not in html and 'role="status"' not in html
+
+
+def test_no_match_says_so(client, seeded):
+    html = client.get("/search", params={"q": "zzzyyyxxx"}).text
+    assert "Nothing matches" in html
+
+
+@pytest.mark.parametrize("query", [q for q in HOSTILE_QUERIES if "\x00" not in q])
+def test_no_query_makes_the_page_fail(client, seeded, query):
+    assert client.get("/search", params={"q": query}).status_code == 200
+
+
+def test_a_query_with_nul_is_refused_as_every_address_with_one(client):
+    assert client.get("/search", params={"q": "a\x00b"}).status_code == 404
+
+
+def test_an_unknown_type_is_refused_with_the_error_page(client):
+    response = client.get("/search", params={"q": "x", "type": "everything"})
+    assert response.status_code == 422 and "<h1" in response.text
+
+
+def test_hostile_content_is_escaped_in_results(client, db):
+    note = (
+        "someone\n\nEvil Note\n\nWritten in\n\nby\n\nsomeone\n\n, ,\n"
+        "  1. Section <script>alert(1)</script> calibration\n"
+        "    1. Item <img src=x onerror=alert(2)> calibration\n"
+    )
+    import_file(db, note.encode(), "evil-note.txt", 0.01)
+    html = client.get("/search", params={"q": "calibration"}).text
+    assert all(script.get("src") for script in tags(html, "script"))
+    assert not [img for img in tags(html, "img") if img.get("src") == "x"]
+    assert "&lt;script&gt;" in html

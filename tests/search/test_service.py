@@ -1,0 +1,190 @@
+"""Search over the seed content and over content made for the test, on either database."""
+
+import pytest
+
+from app.search.service import search
+from app.search.terms import Term, marked_html, parse_query
+from tests.factories import a_note, a_question, a_set, load
+
+CALIBRATION_STEM = "algorithm is most suitable"
+
+
+def find(db, query: str, **filters):  # type: ignore[no-untyped-def]
+    with db.session_scope() as session:
+        return search(session, query, **filters)
+
+
+def test_calibration_finds_the_question_and_the_note_section_highlighted(seeded):
+    results = find(seeded, "calibration")
+    question = next(q for q in results.questions if CALIBRATION_STEM in q.stem_html)
+    assert "<mark>calibration</mark>" in question.stem_html
+    section = next(n for n in results.notes if n.anchor == "working-with-mixed-precision")
+    assert "<mark>calibration</mark>" in section.snippet_html.lower()
+    assert section.note_slug == "tensorrt-note-2"
+
+
+@pytest.mark.parametrize(
+    ("query", "question_text", "note_text"),
+    [
+        ("IInt8EntropyCalibrator2", "IInt8EntropyCalibrator2", None),
+        ("kSTRICT_TYPES", None, "kSTRICT_TYPES"),
+        ("2:4", "2:4", None),
+        ("kINT8", None, "kINT8"),
+    ],
+)
+def test_code_like_terms_find_what_contains_them(seeded, query, question_text, note_text):
+    results = find(seeded, query)
+    if question_text:
+        assert results.questions
+        hit = results.questions[0]
+        assert f"<mark>{question_text}</mark>" in hit.stem_html + hit.snippet_html
+    else:
+        assert not results.questions
+    if note_text:
+        assert results.notes
+        assert f"<mark>{note_text}</mark>" in results.notes[0].snippet_html
+    else:
+        assert not results.notes
+
+
+HOSTILE_QUERIES = [
+    '"',
+    '"calibration',
+    'calibration"',
+    "'",
+    "*",
+    "calib*",
+    "**",
+    "* calibration",
+    "-calibration",
+    "NOT calibration",
+    "calibration OR sparsity",
+    "calibration AND",
+    "NEAR(calibration sparsity)",
+    "NEAR(calibration sparsity, 2)",
+    "calibration NEAR/2 sparsity",
+    "((calibration",
+    "calibration))",
+    "title:calibration",
+    "^calibration",
+    "{title body}: calibration",
+    "a & b | !c <-> d:*",
+    "calibration\x00sparsity",
+    "\x00",
+    "\ue000calibration\ue001",
+    "'; DROP TABLE question; --",
+    "%_%",
+    "\\",
+    "🙂 calibration ünïcödé",
+    "x" * 10_000,
+    "calibration " * 1_000,
+    " ",
+    "",
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE_QUERIES, ids=range(len(HOSTILE_QUERIES)))
+def test_no_query_makes_the_search_fail(seeded, query):
+    results = find(seeded, query)
+    assert results.total >= 0
+    for hit in (*results.questions, *results.notes):
+        assert "<" not in hit.snippet_html.replace("<mark>", "").replace("</mark>", "")
+
+
+def test_operators_and_quotes_are_words_not_syntax(seeded):
+    assert find(seeded, "calibration AND table").notes == find(seeded, "calibration table").notes
+    assert find(seeded, "NOT calibration").total == find(seeded, "calibration").total
+    assert find(seeded, '"calibration table"').notes
+    assert not find(seeded, '"table calibration"').total
+    assert find(seeded, "calib*").questions
+    assert find(seeded, "(calibration)").questions
+
+
+def test_filters_by_type_and_topic_including_subtopics(seeded):
+    only_notes = find(seeded, "calibration", kind="notes")
+    assert only_notes.notes and not only_notes.questions and only_notes.question_total == 0
+    only_questions = find(seeded, "calibration", kind="questions")
+    assert only_questions.questions and not only_questions.notes
+    parent = find(seeded, "calibration", topic="inference-optimization-tensorrt")
+    assert parent.questions and parent.notes
+    sparsity = find(seeded, "calibration", topic="sparsity")
+    assert sparsity.total == 0
+    assert find(seeded, "2:4", topic="sparsity").questions
+    assert find(seeded, "calibration", topic="no-such-topic").total == 0
+
+
+def test_totals_count_every_match_beyond_the_page(db):
+    load(db, a_set(*(a_question(str(n), f"Calibration question {n}?") for n in range(1, 8))))
+    results = find(db, "calibration", limit=3)
+    assert len(results.questions) == 3 and results.question_total == 7
+
+
+def test_the_index_follows_imports_edits_and_removals(db):
+    load(db, a_set(a_question("1", "What does a calibrator do?")))
+    load(db, a_note("## Engines\n\nThe builder makes an engine."))
+    assert find(db, "calibrator").questions and find(db, "builder").notes
+    load(db, a_set(a_question("1", "What does a refitter do?")))
+    load(db, a_note("## Engines\n\nThe optimizer makes an engine.\n\n## Extra\n\nsparsity"))
+    assert not find(db, "calibrator").total and find(db, "refitter").questions
+    assert not find(db, "builder").total and find(db, "optimizer").notes
+    assert find(db, "sparsity").notes[0].anchor == "extra"
+    load(db, a_note("## Engines\n\nThe optimizer makes an engine."))
+    assert not find(db, "sparsity").total
+
+
+def test_choices_and_explanations_are_searched(db):
+    question = a_question("1", "Pick one.")
+    question.choices[1].text = "The zeppelin answer"
+    question.explanation = "Because of the quokka."
+    load(db, a_set(question))
+    assert "<mark>zeppelin</mark>" in find(db, "zeppelin").questions[0].snippet_html
+    assert "<mark>quokka</mark>" in find(db, "quokka").questions[0].snippet_html
+
+
+def test_hostile_content_comes_back_escaped(db):
+    evil = "<script>alert(1)</script> <img src=x onerror=alert(2)> calibration"
+    question = a_question("1", f"Evil {evil}?")
+    question.explanation = evil
+    load(db, a_set(question))
+    load(db, a_note(f"## Heading {evil}\n\nBody {evil}"))
+    results = find(db, "calibration")
+    for html in (
+        results.questions[0].stem_html,
+        results.questions[0].snippet_html,
+        results.notes[0].heading_html,
+        results.notes[0].snippet_html,
+    ):
+        assert "<script" not in html and "<img" not in html
+        assert "&lt;script&gt;" in html or "&lt;img" in html
+
+
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        ('kSTRICT_TYPES "2:4" calib*', (Term("kSTRICT_TYPES"), Term("2:4"), Term("calib", True))),
+        ("NEAR(a b) OR c", (Term("NEAR(a"), Term("b"), Term("c"))),
+        ('"unclosed phrase', (Term("unclosed phrase"),)),
+        ("* ** () --", ()),
+        ("a a a", (Term("a"),)),
+    ],
+)
+def test_parse_query(query, terms):
+    assert parse_query(query) == terms
+
+
+def test_parse_query_keeps_a_bounded_number_of_terms():
+    assert len(parse_query(" ".join(f"w{n}" for n in range(100)))) == 12
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("a \ue000b\ue001 c", "a <mark>b</mark> c"),
+        ("\ue001a\ue000b", "a<mark>b</mark>"),
+        ("<b>\ue000&\ue001", "&lt;b&gt;<mark>&amp;</mark>"),
+        ("\ue000kSTRICT\ue001\\_\ue000TYPES\ue001", "<mark>kSTRICT_TYPES</mark>"),
+        ("x\n\n   y", "x y"),
+    ],
+)
+def test_marked_html_is_escaped_and_balanced(text, html):
+    assert marked_html(text) == html
