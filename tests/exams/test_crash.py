@@ -30,7 +30,12 @@ def serve(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
-    wait_until_healthy(url, process, log)
+    try:
+        wait_until_healthy(url, process, log)
+    except BaseException:  # a server that never came up must not outlive the test
+        process.kill()
+        process.wait(timeout=10)
+        raise
     return process, url
 
 
