@@ -12,13 +12,14 @@ from app.content.models import (
     Topic,
 )
 from app.db import Base
-from app.progress.models import PracticeAnswer
+from app.progress.models import PracticeAnswer, ReviewCard
 
 __all__ = [
     "ApiToken",
     "Base",
     "PracticeAnswer",
     "RateLimitEvent",
+    "ReviewCard",
     "User",
     "UserSession",
     "Choice",

@@ -9,6 +9,7 @@ from app.accounts.dependencies import load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
 from app.content.schemas import CheckIn, CheckOut, note_link_json
 from app.progress import service
+from app.progress.dependencies import now_of
 from app.web.dependencies import unit_of_work
 from app.web.schemas import NOT_FOUND
 
@@ -32,7 +33,11 @@ async def check_question(request: Request, view: QuestionDep, body: CheckIn) -> 
     work = unit_of_work(request, write=user_id is not None)
     result = await work.run(
         partial(
-            service.check_answer, user_id=user_id, question_id=view.id, choice_ids=body.choice_ids
+            service.check_answer,
+            user_id=user_id,
+            question_id=view.id,
+            choice_ids=body.choice_ids,
+            now=now_of(request),
         )
     )
     # Built here rather than validated against CheckOut: every field comes from a read model.
