@@ -1,7 +1,7 @@
 """Read models of a learner's progress, handed to templates and the API."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 
 @dataclass(frozen=True)
@@ -25,3 +25,49 @@ class ReviewOutcome:
     due_at: datetime
     stability: float | None
     difficulty: float | None
+
+
+@dataclass(frozen=True)
+class TopicMastery:
+    """Where a learner stands in one topic (its own questions, not its subtopics')."""
+
+    slug: str
+    title: str
+    questions: int
+    seen: int  # questions answered at least once
+    latest_right: int  # of those, the ones whose latest answer was right
+    recall_sum: float  # predicted recall now, summed over the topic's review cards
+    cards: int
+    first_question_id: int | None
+    note_count: int
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of the seen questions whose latest answer was right."""
+        return self.latest_right / self.seen if self.seen else None
+
+    @property
+    def recall(self) -> float | None:
+        """Mean predicted recall (FSRS retrievability) now, over the questions met."""
+        return self.recall_sum / self.cards if self.cards else None
+
+    @property
+    def mastery(self) -> float:
+        """Share of all the topic's questions the learner is expected to get right now."""
+        return self.recall_sum / self.questions if self.questions else 0.0
+
+
+@dataclass(frozen=True)
+class CalendarDay:
+    day: date
+    answers: int | None  # None for days still to come
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    review: ReviewStatus
+    topics: tuple[TopicMastery, ...]  # weakest first
+    weeks: tuple[tuple[CalendarDay, ...], ...]  # Monday to Sunday, oldest week first
+    streak_days: int
+    days_studied: int
+    answers: int

@@ -161,3 +161,13 @@ async def answer_review(
     work = unit_of_work(request)
     shown_at = url_for("review_question", question_id=view.id)
     return await _answer(request, view, viewer, work, choice, now, shown_at, extra=context)
+
+
+@router.get("/progress", name="progress")
+async def progress(request: Request, viewer: RequiredViewer, now: NowDep) -> HTMLResponse:
+    """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
+    work = unit_of_work(request, write=False)
+    view = await work.run(partial(queries.dashboard, user_id=viewer.id, now=now))
+    response = render(request, "progress/dashboard.html", {"view": view})
+    response.headers["cache-control"] = "no-store"
+    return response

@@ -3,8 +3,8 @@
 Every service takes `now`, so a test clock decides what is due.
 """
 
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, cast
 
 from fsrs import Card, Rating, Scheduler, State
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.content.read_models import Grade
 from app.content.service import grade
 from app.progress.models import PracticeAnswer, ReviewCard
-from app.progress.read_models import ReviewOutcome
+from app.progress.read_models import CalendarDay, ReviewOutcome
 
 _INSERT_ANSWER = insert(cast(Table, PracticeAnswer.__table__))
 _CARD = select(
@@ -134,3 +134,49 @@ def check_answer(
         )
         review(session, user_id, question_id, result.correct, now)
     return result
+
+
+def retrievability(
+    state: int,
+    step: int | None,
+    stability: float | None,
+    difficulty: float | None,
+    last_review_at: datetime | None,
+    now: datetime,
+) -> float:
+    """Predict the chance (0 to 1) that the learner recalls a card's answer at now."""
+    card = Card(
+        card_id=0,
+        state=State(state),
+        step=step,
+        stability=stability,
+        difficulty=difficulty,
+        due=now,
+        last_review=last_review_at.astimezone(UTC) if last_review_at else None,
+    )
+    return SCHEDULER.get_card_retrievability(card, current_datetime=now.astimezone(UTC))
+
+
+def streak(days: Iterable[date], today: date) -> int:
+    """Count the days in a row, up to today, with an answer; a day not yet studied keeps it."""
+    studied = set(days)
+    day = today if today in studied else today - timedelta(days=1)
+    count = 0
+    while day in studied:
+        count += 1
+        day -= timedelta(days=1)
+    return count
+
+
+def calendar(
+    answers: dict[date, int], today: date, weeks: int
+) -> tuple[tuple[CalendarDay, ...], ...]:
+    """Lay out the answers per day of the last `weeks` weeks, Monday first, this week last."""
+    start = today - timedelta(days=today.weekday(), weeks=weeks - 1)
+    return tuple(
+        tuple(
+            CalendarDay(day, answers.get(day, 0) if day <= today else None)
+            for day in (start + timedelta(days=7 * week + n) for n in range(7))
+        )
+        for week in range(weeks)
+    )
