@@ -73,6 +73,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.load_viewer = load_viewer  # error pages show who is logged in
     app.state.clock = utcnow  # what is due for review is measured by it; tests set their own
     app.state.learner_status = progress_routes.learner_status  # the home page's review count
+    app.state.practice_standing = progress_routes.practice_standing  # a set's running tally
     app.state.recent_viewers = RecentViewers()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)

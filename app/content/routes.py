@@ -80,7 +80,14 @@ async def question(request: Request, view: QuestionDep) -> HTMLResponse:
     more than rendering the (kept) page. The router has already loaded the viewer.
     """
     grade = await shown_grade(request, view.id, chosen_ids(request))
-    return practice_page(request, view, viewer_of(request), grade)
+    standing = await learner_standing(request, view)
+    return practice_page(request, view, viewer_of(request), grade, standing=standing)
+
+
+async def learner_standing(request: Request, view: QuestionView) -> Hashable | None:
+    """Ask the application for the learner's standing in the question's set, if it gives one."""
+    standing = getattr(request.app.state, "practice_standing", None)
+    return await standing(request, view) if standing is not None else None
 
 
 def practice_page(
@@ -94,19 +101,28 @@ def practice_page(
     block: str | None = None,
     page: str = QUESTION_PAGE,
     extra: dict[str, Any] | None = None,
+    standing: Hashable | None = None,
 ) -> HTMLResponse:
     """Render a practice question with its choices in this person's order (or one block).
 
-    Other pages that serve questions in practice style (`page`, extending the question page)
+    `standing` is the learner's tally in the set, shown above the choices. Other pages that
+    serve questions in practice style (`page`, extending the question page)
     add their `extra` context; such pages change with more than the question, so are not kept.
     """
     guest = None if viewer else request.cookies.get(GUEST_COOKIE) or secrets.token_urlsafe(12)
     seed = f"user:{viewer.id}" if viewer else f"guest:{guest}"
     choices = shuffle_choices(view.choices, f"{seed}:{view.id}")
-    context = {"view": view, "choices": choices, "result": grade, "error": error, **(extra or {})}
+    context = {
+        "view": view,
+        "choices": choices,
+        "result": grade,
+        "error": error,
+        "standing": standing,
+        **(extra or {}),
+    }
     if grade is None and error is None and block is None and extra is None:
         order = tuple(choice.id for choice in choices)
-        response = render_page(request, QUESTION_PAGE, context, source=view, key=order)
+        response = render_page(request, QUESTION_PAGE, context, source=view, key=(order, standing))
     else:
         # a block is rendered from the page that defines it
         name = QUESTION_PAGE if block is not None else page

@@ -6,12 +6,18 @@ from typing import Any
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from app.content.models import Note, Question, Topic
+from app.content.errors import NotFound
+from app.content.markdown import render_inline
+from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
 from app.progress import service
 from app.progress.models import PracticeAnswer, ReviewCard
 from app.progress.read_models import (
     Dashboard,
     ReviewStatus,
+    SectionToRead,
+    SetSummary,
+    SetTally,
+    SummaryQuestion,
     TopicMastery,
 )
 
@@ -160,3 +166,57 @@ def _latest(user_id: int, *where: Any) -> Any:
         .where(PracticeAnswer.user_id == user_id, *where)
         .subquery()
     )
+
+
+def set_tally(session: Session, user_id: int, set_slug: str, total: int) -> SetTally:
+    """Count the set's questions the learner answered, and those whose latest answer was right."""
+    in_set = PracticeAnswer.question_id.in_(
+        select(Question.id).join(QuestionSet).where(QuestionSet.slug == set_slug)
+    )
+    latest = _latest(user_id, in_set)
+    answered, right = session.execute(
+        select(func.count(), func.coalesce(func.sum(case((latest.c.is_correct, 1), else_=0)), 0))
+        .select_from(latest)
+        .where(latest.c.rank == 1)
+    ).one()
+    return SetTally(set_slug, total, answered, right)
+
+
+def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:
+    """Gather the learner's result in a set: each question's latest answer, and what to read."""
+    qset = session.execute(
+        select(QuestionSet.id, QuestionSet.title).where(QuestionSet.slug == set_slug)
+    ).one_or_none()
+    if qset is None:
+        raise NotFound(f"There is no question set called “{set_slug}”.")
+    latest = _latest(
+        user_id,
+        PracticeAnswer.question_id.in_(select(Question.id).where(Question.set_id == qset.id)),
+    )
+    rows = session.execute(
+        select(Question.id, Question.position, Question.stem_md, latest.c.is_correct)
+        .outerjoin(latest, (latest.c.question_id == Question.id) & (latest.c.rank == 1))
+        .where(Question.set_id == qset.id)
+        .order_by(Question.position)
+    ).all()
+    questions = tuple(
+        SummaryQuestion(qid, n, render_inline(stem), correct)
+        for n, (qid, _, stem, correct) in enumerate(rows, start=1)
+    )
+    wrong = [q.id for q in questions if q.correct is False]
+    return SetSummary(set_slug, qset.title, questions, _sections_for(session, wrong))
+
+
+def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionToRead, ...]:
+    if not question_ids:
+        return ()
+    rows = session.execute(
+        select(Note.slug, Note.title, NoteSection.anchor, NoteSection.heading)
+        .select_from(QuestionNoteLink)
+        .join(NoteSection)
+        .join(Note)
+        .where(QuestionNoteLink.question_id.in_(question_ids))
+        .distinct()
+        .order_by(Note.title, NoteSection.anchor)
+    ).all()
+    return tuple(SectionToRead(*row) for row in rows)

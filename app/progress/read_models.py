@@ -71,3 +71,55 @@ class Dashboard:
     streak_days: int
     days_studied: int
     answers: int
+
+
+@dataclass(frozen=True)
+class SetTally:
+    """A learner's running tally in a question set: questions answered, latest answers right."""
+
+    set_slug: str
+    total: int
+    answered: int
+    right: int
+
+
+@dataclass(frozen=True)
+class SummaryQuestion:
+    id: int
+    position: int
+    stem_html: str
+    correct: bool | None  # the latest answer; None when not answered
+
+
+@dataclass(frozen=True)
+class SectionToRead:
+    note_slug: str
+    note_title: str
+    anchor: str
+    heading: str
+
+
+@dataclass(frozen=True)
+class SetSummary:
+    """A learner's result in a question set, from the latest answer to each question."""
+
+    slug: str
+    title: str
+    questions: tuple[SummaryQuestion, ...]
+    to_read: tuple[SectionToRead, ...]  # the note sections that teach the ones got wrong
+
+    @property
+    def right(self) -> int:
+        return sum(1 for q in self.questions if q.correct)
+
+    @property
+    def answered(self) -> int:
+        return sum(1 for q in self.questions if q.correct is not None)
+
+    @property
+    def wrong(self) -> tuple[SummaryQuestion, ...]:
+        return tuple(q for q in self.questions if q.correct is False)
+
+    @property
+    def unanswered(self) -> tuple[SummaryQuestion, ...]:
+        return tuple(q for q in self.questions if q.correct is None)

@@ -11,13 +11,19 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, viewer_of
 from app.accounts.service import Viewer
-from app.content.dependencies import QuestionDep, chosen_ids, get_question, shown_grade
+from app.content.dependencies import (
+    QuestionDep,
+    Slug,
+    chosen_ids,
+    get_question,
+    shown_grade,
+)
 from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, QuestionView
 from app.content.routes import practice_page
 from app.progress import queries, service
 from app.progress.dependencies import AnswerWorkDep, NowDep, now_of
-from app.progress.read_models import ReviewStatus
+from app.progress.read_models import ReviewStatus, SetTally
 from app.web.dependencies import UnitOfWork, unit_of_work
 from app.web.templating import is_htmx, render, url_for
 
@@ -48,15 +54,15 @@ async def _answer(
         )
     except InvalidAnswer as exc:
         context = await extra() if extra else None
-        return _page(request, view, viewer, None, context, error=exc.message, block=block)
+        return await _page(request, view, viewer, None, context, error=exc.message, block=block)
     if block is not None:
         context = await extra() if extra else None
-        return _page(request, view, viewer, result, context, block=block)
+        return await _page(request, view, viewer, result, context, block=block)
     query = urlencode([("choice", choice_id) for choice_id in result.selected_ids])
     return RedirectResponse(f"{shown_at}?{query}#result-heading", status_code=303)
 
 
-def _page(
+async def _page(
     request: Request,
     view: QuestionView,
     viewer: Viewer | None,
@@ -68,8 +74,16 @@ def _page(
 ) -> HTMLResponse:
     status_code = 422 if error else 200
     if extra is None:
+        standing = await practice_standing(request, view)
         return practice_page(
-            request, view, viewer, grade, error=error, status_code=status_code, block=block
+            request,
+            view,
+            viewer,
+            grade,
+            error=error,
+            status_code=status_code,
+            block=block,
+            standing=standing,
         )
     return practice_page(
         request,
@@ -128,7 +142,7 @@ async def review(request: Request, viewer: RequiredViewer, now: NowDep) -> HTMLR
     if question_id is None:
         return render(request, "progress/review_done.html", {"status": status})
     view = await get_question(request, question_id)
-    return _page(request, view, viewer, None, _review_context(view, status))
+    return await _page(request, view, viewer, None, _review_context(view, status))
 
 
 def _review_context(view: QuestionView, status: ReviewStatus) -> dict[str, Any]:
@@ -142,7 +156,7 @@ async def review_question(
     """Show one question in review, graded when choices are in the address (after an answer)."""
     grade = await shown_grade(request, view.id, chosen_ids(request))
     status = await _status(request, viewer)
-    return _page(request, view, viewer, grade, _review_context(view, status))
+    return await _page(request, view, viewer, grade, _review_context(view, status))
 
 
 @router.post("/review/{question_id}", name="answer_review")
@@ -169,5 +183,26 @@ async def progress(request: Request, viewer: RequiredViewer, now: NowDep) -> HTM
     work = unit_of_work(request, write=False)
     view = await work.run(partial(queries.dashboard, user_id=viewer.id, now=now))
     response = render(request, "progress/dashboard.html", {"view": view})
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+async def practice_standing(request: Request, view: QuestionView) -> SetTally | None:
+    """Return the logged-in learner's running tally in the question's set, or None for a guest."""
+    viewer = viewer_of(request)
+    if viewer is None:
+        return None
+    work = unit_of_work(request, write=False)
+    return await work.run(
+        partial(queries.set_tally, user_id=viewer.id, set_slug=view.set.slug, total=view.total)
+    )
+
+
+@router.get("/sets/{slug}/summary", name="set_summary")
+async def set_summary(request: Request, slug: Slug, viewer: RequiredViewer) -> HTMLResponse:
+    """Show my result in a question set: score, the ones got wrong, the note sections to read."""
+    work = unit_of_work(request, write=False)
+    view = await work.run(partial(queries.set_summary, user_id=viewer.id, set_slug=slug))
+    response = render(request, "progress/summary.html", {"view": view})
     response.headers["cache-control"] = "no-store"
     return response
