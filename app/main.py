@@ -20,7 +20,7 @@ from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
 from app.content import routes as content_routes
 from app.content.service import current_version
-from app.db import Database
+from app.db import Database, utcnow
 from app.exams import api as exam_api
 from app.exams import routes as exam_routes
 from app.exams.sweep import Sweeper
@@ -82,6 +82,9 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.db = db
     app.state.cache = ContentCache(db, settings.content_cache_seconds, current_version)
     app.state.load_viewer = load_viewer  # error pages show who is logged in
+    app.state.clock = utcnow  # what is due for review is measured by it; tests set their own
+    app.state.learner_status = progress_routes.learner_status  # the home page's review count
+    app.state.practice_standing = progress_routes.practice_standing  # a set's running tally
     app.state.recent_viewers = RecentViewers()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)

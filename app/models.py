@@ -14,7 +14,7 @@ from app.content.models import (
 )
 from app.db import Base
 from app.exams.models import Attempt, AttemptItem, TimeAllowance
-from app.progress.models import PracticeAnswer
+from app.progress.models import PracticeAnswer, ReviewCard
 
 __all__ = [
     "ApiToken",
@@ -24,6 +24,7 @@ __all__ = [
     "Base",
     "PracticeAnswer",
     "RateLimitEvent",
+    "ReviewCard",
     "User",
     "UserSession",
     "Choice",

@@ -14,7 +14,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.accounts.service import create_user
-from app.db import Database, FifoLock
+from app.db import Database, FifoLock, utcnow
 from app.migrate import upgrade
 from app.progress.models import PracticeAnswer
 from app.progress.service import record_answer
@@ -106,7 +106,7 @@ def _answers_db(tmp_path: Path) -> tuple[Database, int, int]:
 
 def _answer(user: int, question: int, choice: int = 1) -> Callable[[Session], int]:
     def work(session: Session) -> int:
-        record_answer(session, user, question, 1, [choice], True)
+        record_answer(session, user, question, 1, [choice], True, utcnow())
         return choice
 
     return work

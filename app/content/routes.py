@@ -1,7 +1,9 @@
 """Content pages: home, topics, notes, question sets and practice questions."""
 
 import secrets
+from collections.abc import Hashable
 from functools import partial
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -26,13 +28,25 @@ from app.web.templating import render, render_page, url_for
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 GUEST_COOKIE = "studyhall_guest"
 GUEST_COOKIE_AGE = 365 * 86400
+QUESTION_PAGE = "content/question.html"
 
 
 @router.get("/", name="home")
 async def home(request: Request, cache: CacheDep) -> HTMLResponse:
     """Show topics, question sets and notes."""
     view = await cache.get("home", queries.home)
-    return render_page(request, "content/home.html", {"view": view}, source=view, key=None)
+    status = await _learner_status(request)
+    context = {"view": view, "learner_status": status}
+    return render_page(request, "content/home.html", context, source=view, key=status)
+
+
+async def _learner_status(request: Request) -> Hashable | None:
+    """Ask the application for the logged-in learner's standing (what is due), if it gives one.
+
+    Content knows no feature above it: the application hands over the function.
+    """
+    status = getattr(request.app.state, "learner_status", None)
+    return await status(request) if status is not None else None
 
 
 @router.get("/sets", name="sets")
@@ -91,7 +105,14 @@ async def question(request: Request, view: QuestionDep) -> HTMLResponse:
     more than rendering the (kept) page. The router has already loaded the viewer.
     """
     grade = await shown_grade(request, view.id, chosen_ids(request))
-    return practice_page(request, view, viewer_of(request), grade)
+    standing = await learner_standing(request, view)
+    return practice_page(request, view, viewer_of(request), grade, standing=standing)
+
+
+async def learner_standing(request: Request, view: QuestionView) -> Hashable | None:
+    """Ask the application for the learner's standing in the question's set, if it gives one."""
+    standing = getattr(request.app.state, "practice_standing", None)
+    return await standing(request, view) if standing is not None else None
 
 
 def practice_page(
@@ -103,19 +124,34 @@ def practice_page(
     error: str | None = None,
     status_code: int = 200,
     block: str | None = None,
+    page: str = QUESTION_PAGE,
+    extra: dict[str, Any] | None = None,
+    standing: Hashable | None = None,
 ) -> HTMLResponse:
-    """Render a practice question with its choices in this person's order (or one block)."""
+    """Render a practice question with its choices in this person's order (or one block).
+
+    `standing` is the learner's tally in the set, shown above the choices. Other pages that
+    serve questions in practice style (`page`, extending the question page)
+    add their `extra` context; such pages change with more than the question, so are not kept.
+    """
     guest = None if viewer else request.cookies.get(GUEST_COOKIE) or secrets.token_urlsafe(12)
     seed = f"user:{viewer.id}" if viewer else f"guest:{guest}"
     choices = shuffle_choices(view.choices, f"{seed}:{view.id}")
-    context = {"view": view, "choices": choices, "result": grade, "error": error}
-    if grade is None and error is None and block is None:
+    context = {
+        "view": view,
+        "choices": choices,
+        "result": grade,
+        "error": error,
+        "standing": standing,
+        **(extra or {}),
+    }
+    if grade is None and error is None and block is None and extra is None:
         order = tuple(choice.id for choice in choices)
-        response = render_page(request, "content/question.html", context, source=view, key=order)
+        response = render_page(request, QUESTION_PAGE, context, source=view, key=(order, standing))
     else:
-        response = render(
-            request, "content/question.html", context, status_code=status_code, block=block
-        )
+        # a block is rendered from the page that defines it
+        name = QUESTION_PAGE if block is not None else page
+        response = render(request, name, context, status_code=status_code, block=block)
     if guest is not None and GUEST_COOKIE not in request.cookies:
         # Not a secret: it only keeps a guest's choice order the same across reloads. Written
         # by hand (the token is URL-safe): SimpleCookie would cost more than the page itself.

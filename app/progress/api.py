@@ -1,16 +1,21 @@
-"""Practice answers through the JSON API."""
+"""Practice answers and a learner's progress through the JSON API."""
 
 from functools import partial
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.accounts.dependencies import load_viewer, viewer_of
+from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
 from app.content.schemas import CheckIn, CheckOut, note_link_json
-from app.progress import service
+from app.progress import queries, service
+from app.progress.dependencies import NowDep, now_of
+from app.progress.read_models import Dashboard
+from app.progress.schemas import ProgressOut
 from app.web.dependencies import unit_of_work
-from app.web.schemas import NOT_FOUND
+from app.web.schemas import NOT_FOUND, ErrorOut
+from app.web.templating import url_for
 
 router = APIRouter(
     prefix="/api/v1", tags=["practice"], responses=NOT_FOUND, dependencies=[Depends(load_viewer)]
@@ -32,7 +37,11 @@ async def check_question(request: Request, view: QuestionDep, body: CheckIn) -> 
     work = unit_of_work(request, write=user_id is not None)
     result = await work.run(
         partial(
-            service.check_answer, user_id=user_id, question_id=view.id, choice_ids=body.choice_ids
+            service.check_answer,
+            user_id=user_id,
+            question_id=view.id,
+            choice_ids=body.choice_ids,
+            now=now_of(request),
         )
     )
     # Built here rather than validated against CheckOut: every field comes from a read model.
@@ -46,3 +55,53 @@ async def check_question(request: Request, view: QuestionDep, body: CheckIn) -> 
             "notes": [note_link_json(link) for link in view.links],
         }
     )
+
+
+Weeks = Annotated[int, Query(ge=1, le=53, description="Weeks of activity to list, this one last")]
+
+
+@router.get(
+    "/progress",
+    response_model=ProgressOut,
+    tags=["progress"],
+    responses={401: {"model": ErrorOut, "description": "Not logged in, or a bad API token"}},
+)
+async def progress(
+    request: Request, viewer: RequiredViewer, now: NowDep, weeks: Weeks = 12
+) -> dict[str, Any]:
+    """Report my reviews due, mastery per topic (weakest first), activity and streak."""
+    work = unit_of_work(request, write=False)
+    view = await work.run(partial(queries.dashboard, user_id=viewer.id, now=now, weeks=weeks))
+    return progress_json(view)
+
+
+def progress_json(view: Dashboard) -> dict[str, Any]:
+    """Shape a dashboard for the API."""
+    return {
+        "review": vars(view.review),
+        "topics": [
+            {
+                **{key: getattr(t, key) for key in ("slug", "title", "questions", "seen")},
+                "latest_right": t.latest_right,
+                "accuracy": t.accuracy,
+                "recall": t.recall,
+                "mastery": t.mastery,
+                "practice_url": url_for("question", question_id=t.first_question_id)
+                if t.first_question_id
+                else None,
+                "topic_url": url_for("topic", slug=t.slug),
+            }
+            for t in view.topics
+        ],
+        "activity": {
+            "answers": view.answers,
+            "days_studied": view.days_studied,
+            "streak_days": view.streak_days,
+            "days": [
+                {"date": d.day, "answers": d.answers}
+                for week in view.weeks
+                for d in week
+                if d.answers is not None
+            ],
+        },
+    }

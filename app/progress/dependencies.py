@@ -1,5 +1,6 @@
-"""The unit of work a practice answer runs in."""
+"""The unit of work a practice answer runs in, and the clock progress is measured by."""
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -16,4 +17,14 @@ async def get_answer_work(request: Request, viewer: CurrentViewer) -> UnitOfWork
     return unit_of_work(request, write=viewer is not None)
 
 
+def now_of(request: Request) -> datetime:
+    """Read the application's clock (tests set their own on `app.state.clock`)."""
+    return request.app.state.clock()
+
+
+async def get_now(request: Request) -> datetime:
+    return now_of(request)
+
+
 AnswerWorkDep = Annotated[UnitOfWork, Depends(get_answer_work)]
+NowDep = Annotated[datetime, Depends(get_now)]

@@ -1,0 +1,203 @@
+"""The progress dashboard: mastery per topic, activity, streak; as a page and as JSON."""
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from app.accounts.service import create_api_token, viewer
+from app.progress import queries, service
+from app.progress.read_models import TopicMastery
+from tests.factories import choice_ids, count_queries, import_long_set, log_in, question_id, tags
+
+T0 = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)  # a Thursday
+
+
+def answer(db, user_id: int, key: str, right: bool, at: datetime, set_slug: str | None = None):  # type: ignore[no-untyped-def]
+    """Give a practice answer at a moment of the test's choosing."""
+    args = (key,) if set_slug is None else (key, set_slug)
+    good, bad = choice_ids(db, *args)
+    with db.session_scope(write=True) as session:
+        service.check_answer(
+            session, user_id, question_id(db, *args), [good if right else bad[0]], at
+        )
+
+
+def test_streak_counts_days_in_a_row_up_to_today_or_yesterday():
+    today = date(2026, 12, 3)
+    days = [today - timedelta(days=n) for n in (1, 2, 3, 5)]
+    assert service.streak(days, today) == 3  # today not studied yet keeps yesterday's streak
+    assert service.streak([*days, today], today) == 4
+    assert service.streak([today - timedelta(days=2)], today) == 0
+    assert service.streak([], today) == 0
+
+
+def test_calendar_lays_out_whole_weeks_monday_first_with_days_to_come_empty():
+    today = date(2026, 12, 3)  # Thursday
+    weeks = service.calendar({today: 4, date(2026, 11, 23): 2}, today, 2)
+    assert [len(week) for week in weeks] == [7, 7]
+    assert weeks[0][0].day == date(2026, 11, 23) and weeks[0][0].answers == 2
+    assert weeks[1][3].day == today and weeks[1][3].answers == 4
+    assert weeks[1][2].answers == 0 and weeks[1][4].answers is None
+
+
+def test_a_learner_with_no_history_gets_an_empty_dashboard(seeded, make_user):
+    user = make_user("ann")
+    with seeded.session_scope() as session:
+        view = queries.dashboard(session, user.id, T0)
+    assert (view.answers, view.days_studied, view.streak_days) == (0, 0, 0)
+    assert view.review.due_now == 0 and view.review.next_due_at is None
+    assert len(view.topics) == 5 and all(t.seen == 0 and t.recall is None for t in view.topics)
+    assert all(d.answers in (0, None) for week in view.weeks for d in week)
+
+
+def test_mastery_uses_latest_answers_and_recall_and_lists_the_weakest_first(seeded, make_user):
+    user = make_user("ann")
+    answer(seeded, user.id, "4", False, T0 - timedelta(days=3))
+    answer(seeded, user.id, "4", True, T0 - timedelta(days=2))  # the latest answer counts
+    answer(seeded, user.id, "5", False, T0 - timedelta(days=2))
+    answer(seeded, user.id, "7", True, T0 - timedelta(days=1))
+    answer(seeded, user.id, "7", True, T0)
+    answer(seeded, user.id, "3", False, T0)
+    with seeded.session_scope() as session:
+        topics = {t.slug: t for t in queries.topic_mastery(session, user.id, T0)}
+        order = [t.slug for t in queries.topic_mastery(session, user.id, T0)]
+    engine, latency = topics["engine-building-refit"], topics["throughput-latency"]
+    assert (engine.questions, engine.seen, engine.latest_right, engine.accuracy) == (2, 2, 1, 0.5)
+    assert (latency.seen, latency.latest_right, latency.cards) == (1, 1, 1)
+    assert latency.recall == pytest.approx(1.0)  # reviewed just now
+    assert 0 < engine.recall < 1 and engine.mastery == pytest.approx(engine.recall_sum / 2)
+    assert topics["sparsity"].seen == 0 and topics["sparsity"].mastery == 0
+    assert order[-1] == "throughput-latency"
+    assert order.index("engine-building-refit") > order.index("sparsity")
+
+
+def test_mastery_properties_handle_empty_topics():
+    empty = TopicMastery("t", "T", 0, 0, 0, 0.0, 0, None, 0)
+    assert (empty.accuracy, empty.recall, empty.mastery) == (None, None, 0.0)
+
+
+def test_activity_counts_days_and_the_streak(seeded, make_user):
+    user = make_user("ann")
+    for days_ago in (0, 1, 2, 4):
+        answer(seeded, user.id, "1", True, T0 - timedelta(days=days_ago))
+    answer(seeded, user.id, "2", True, T0 - timedelta(days=1, hours=1))
+    with seeded.session_scope() as session:
+        view = queries.dashboard(session, user.id, T0, weeks=2)
+        per_day = queries.answers_per_day(session, user.id)
+    assert per_day[date(2026, 12, 2)] == 2 and len(per_day) == 4
+    assert (view.answers, view.days_studied, view.streak_days) == (5, 4, 3)
+
+
+@pytest.fixture
+def ann(client, make_user, app):  # type: ignore[no-untyped-def]
+    app.state.clock = lambda: T0
+    make_user("ann")
+    log_in(client, "ann")
+    return client
+
+
+def _learner_id(db, name: str = "ann") -> int:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from app.accounts.models import User
+
+    with db.session_scope() as session:
+        return session.scalars(select(User.id).where(User.username == name)).one()
+
+
+def test_the_dashboard_shows_an_empty_state_before_any_answer(ann, seeded):
+    page = ann.get("/progress")
+    assert page.status_code == 200
+    assert "Your progress starts with your first answer" in page.text
+    assert page.headers["cache-control"] == "no-store"
+
+
+def test_the_dashboard_shows_mastery_weakest_first_with_links(ann, seeded):
+    user_id = _learner_id(seeded)
+    answer(seeded, user_id, "7", True, T0 - timedelta(hours=1))
+    answer(seeded, user_id, "3", False, T0 - timedelta(hours=1))
+    html = ann.get("/progress").text
+    assert "1 day</strong> in a row" in html and "2 answers</strong> in all" in html
+    meters = tags(html, "meter")
+    assert len(meters) == 5 and meters[-1]["aria-labelledby"] == "mastery-throughput-latency"
+    assert [int(m["value"] or 0) for m in meters] == sorted(int(m["value"] or 0) for m in meters)
+    assert "latest answers right: 0 of 1 (0%)" in html
+    assert '/topics/precision-int8-calibration#notes-heading">1 note' in html
+    assert f'href="/questions/{question_id(seeded, "3")}"' in html
+
+
+def test_guests_are_sent_to_log_in_and_the_api_wants_a_login(client, seeded):
+    response = client.get("/progress", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/login?next=%2Fprogress"
+    api = client.get("/api/v1/progress")
+    assert api.status_code == 401 and api.json()["detail"]
+
+
+def test_the_api_reports_progress_with_an_api_token(client, seeded, make_user, app):
+    app.state.clock = lambda: T0
+    user = make_user("ann")
+    answer(seeded, user.id, "7", True, T0 - timedelta(minutes=30))
+    with seeded.session_scope(write=True) as session:
+        _, token = create_api_token(session, viewer(user), "script")
+    response = client.get("/api/v1/progress?weeks=1", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["review"] == {
+        "due_now": 1,
+        "due_today": 1,
+        "next_due_at": None,
+    }
+    assert body["activity"]["streak_days"] == 1 and body["activity"]["answers"] == 1
+    assert body["activity"]["days"][-1] == {"date": "2026-12-03", "answers": 1}
+    assert len(body["activity"]["days"]) == 4  # Monday to today
+    latency = body["topics"][-1]
+    assert latency["slug"] == "throughput-latency" and latency["seen"] == 1
+    assert latency["topic_url"] == "/topics/throughput-latency"
+    assert latency["practice_url"] == f"/questions/{question_id(seeded, '7')}"
+    assert 0.9 < latency["recall"] <= 1
+
+
+@pytest.mark.parametrize("weeks", ["0", "54", "x", "-1", "1e3"])
+def test_bad_api_parameters_are_refused_with_422(ann, seeded, weeks):
+    response = ann.get(f"/api/v1/progress?weeks={weeks}")
+    assert response.status_code == 422 and response.json()["detail"]
+
+
+def test_the_api_is_documented(client):
+    operation = client.get("/openapi.json").json()["paths"]["/api/v1/progress"]["get"]
+    assert {"200", "401", "422"} <= set(operation["responses"])
+    assert operation["parameters"][0]["name"] == "weeks"
+
+
+def test_nobody_sees_another_learners_progress(ann, user_client, seeded):
+    answer(seeded, _learner_id(seeded), "7", True, T0)
+    bob = user_client("bob")
+    assert "Your progress starts with your first answer" in bob.get("/progress").text
+    assert bob.get("/api/v1/progress").json()["activity"]["answers"] == 0
+
+
+@pytest.mark.parametrize("answers", [3, 60])
+def test_dashboard_queries_do_not_grow_with_the_history(app, ann, seeded, answers):
+    """The same statements for a short history as for a long one over many topics."""
+    user_id = _learner_id(seeded)
+    for n in range(answers):
+        answer(seeded, user_id, str(n % 7 + 1), n % 3 == 0, T0 - timedelta(days=n))
+    import_long_set(seeded, "bulk", 40)
+    for path in ("/progress", "/api/v1/progress"):
+        ann.get(path)  # the viewer is remembered for a moment, as between clicks
+        with count_queries(app) as statements:
+            assert ann.get(path).status_code == 200
+        assert len(statements) == 5, (path, statements)
+
+
+def test_deleting_the_account_deletes_its_answers_and_cards(seeded, make_user):
+    from app.accounts.service import delete_account
+    from app.progress.models import PracticeAnswer, ReviewCard
+    from tests.factories import PASSWORD, count_rows
+
+    user = make_user("ann")
+    answer(seeded, user.id, "1", True, T0)
+    assert count_rows(seeded, ReviewCard) == 1
+    with seeded.session_scope(write=True) as session:
+        delete_account(session, viewer(user), PASSWORD)
+    assert count_rows(seeded, ReviewCard) == count_rows(seeded, PracticeAnswer) == 0
