@@ -41,7 +41,7 @@ CLOSED: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorOut, "description": "Submitted already, or time ran out"}
 }
 BAD_ANSWER: dict[int | str, dict[str, Any]] = {
-    422: {"model": ErrorOut, "description": "A choice of another question, or two"}
+    422: {"description": "A choice of another question, or two; or a body that is not the schema"}
 }
 
 
