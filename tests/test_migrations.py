@@ -147,3 +147,43 @@ def test_every_search_trigger_survives_the_whole_chain(empty_url):
     finally:
         engine.dispose()
     assert tables == {"question", "choice", "note_section"}
+
+
+def test_review_cards_learn_the_outcome_of_the_latest_answer_before_them(empty_url):
+    upgrade(empty_url, "0008")
+    engine = create_engine(empty_url)
+    stamp = "'2026-01-01 00:00:00+00:00'"
+    rows = [
+        f"INSERT INTO user_account (id, username, password_hash, role, created_at) VALUES (1, 'ann', 'x', 'learner', {stamp})",
+        f"INSERT INTO question_set (id, slug, title, source, imported_at) VALUES (1, 's', 'S', '', {stamp})",
+        *(
+            f"INSERT INTO question (id, set_id, key, position, stem_md, explanation_md, kind, source, revision, updated_at) VALUES ({q}, 1, '{q}', {q}, 'Q{q}', '', 'single', '', 1, {stamp})"
+            for q in (1, 2)
+        ),
+        # question 1: right, then wrong; question 2: wrong, then right (the same second twice)
+        *(
+            f"INSERT INTO practice_answer (id, user_id, question_id, question_revision, selected_ids, is_correct, answered_at) VALUES ({n}, 1, {q}, 1, '[]', {ok}, '2026-01-0{day} 00:00:00+00:00')"
+            for n, q, ok, day in [
+                (1, 1, "true", 1),
+                (2, 1, "false", 2),
+                (3, 2, "false", 3),
+                (4, 2, "true", 3),
+            ]
+        ),
+        *(
+            f"INSERT INTO review_card (id, user_id, question_id, state, due_at, reviews, lapses) VALUES ({q}, 1, {q}, 1, {stamp}, 2, 0)"
+            for q in (1, 2)
+        ),
+    ]
+    try:
+        with engine.begin() as conn:
+            for row in rows:
+                conn.execute(text(row))
+        upgrade(empty_url)
+        with engine.connect() as conn:
+            found = conn.execute(
+                text("SELECT question_id, last_correct FROM review_card ORDER BY question_id")
+            ).all()
+        assert [(q, bool(ok)) for q, ok in found] == [(1, False), (2, True)]
+    finally:
+        engine.dispose()

@@ -47,3 +47,5 @@ class ReviewCard(Base):
     last_review_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     reviews: Mapped[int] = mapped_column(default=0)
     lapses: Mapped[int] = mapped_column(default=0)
+    # the outcome of the learner's latest answer, so tallies need not rank every answer
+    last_correct: Mapped[bool]

@@ -55,27 +55,18 @@ def review_page(session: Session, user_id: int, now: datetime) -> tuple[ReviewSt
     return review_status(session, user_id, now), next_due_question(session, user_id, now)
 
 
-def _latest_answers(session: Session, user_id: int) -> dict[int, tuple[int, int]]:
-    """Map topic id to (questions seen, questions whose latest answer was right)."""
-    ranked = _latest(user_id)
+def _cards_per_topic(
+    session: Session, user_id: int, now: datetime
+) -> dict[int, tuple[int, int, float]]:
+    """Map topic id to (questions seen, latest answer right, predicted recall now summed).
+
+    A learner has one card per question they answered, holding the outcome of the latest
+    answer, so this reads the learner's cards and never their whole answer history.
+    """
     rows = session.execute(
         select(
             Question.topic_id,
-            func.count(),
-            func.coalesce(func.sum(case((ranked.c.is_correct, 1), else_=0)), 0),
-        )
-        .join(Question, Question.id == ranked.c.question_id)
-        .where(ranked.c.rank == 1, Question.topic_id.is_not(None))
-        .group_by(Question.topic_id)
-    ).all()
-    return {topic_id: (seen, right) for topic_id, seen, right in rows}
-
-
-def _recall(session: Session, user_id: int, now: datetime) -> dict[int, tuple[float, int]]:
-    """Map topic id to (predicted recall now summed over the learner's cards, their number)."""
-    rows = session.execute(
-        select(
-            Question.topic_id,
+            ReviewCard.last_correct,
             ReviewCard.state,
             ReviewCard.step,
             ReviewCard.stability,
@@ -85,14 +76,14 @@ def _recall(session: Session, user_id: int, now: datetime) -> dict[int, tuple[fl
         .join(Question, Question.id == ReviewCard.question_id)
         .where(ReviewCard.user_id == user_id, Question.topic_id.is_not(None))
     ).all()
-    recall: dict[int, tuple[float, int]] = {}
+    found: dict[int, tuple[int, int, float]] = {}
     for row in rows:
         chance = service.retrievability(
             row.state, row.step, row.stability, row.difficulty, row.last_review_at, now
         )
-        total, count = recall.get(row.topic_id, (0.0, 0))
-        recall[row.topic_id] = (total + chance, count + 1)
-    return recall
+        seen, right, recall = found.get(row.topic_id, (0, 0, 0.0))
+        found[row.topic_id] = (seen + 1, right + row.last_correct, recall + chance)
+    return found
 
 
 def topic_mastery(session: Session, user_id: int, now: datetime) -> tuple[TopicMastery, ...]:
@@ -104,19 +95,13 @@ def topic_mastery(session: Session, user_id: int, now: datetime) -> tuple[TopicM
         .join(Question, Question.topic_id == Topic.id)
         .group_by(Topic.id, Topic.slug, Topic.title)
     ).all()
-    answered, recall = _latest_answers(session, user_id), _recall(session, user_id, now)
-    found = [
-        TopicMastery(
-            slug,
-            title,
-            questions,
-            *answered.get(topic_id, (0, 0)),
-            *recall.get(topic_id, (0.0, 0)),
-            first_question_id=first,
-            note_count=note_count,
+    cards = _cards_per_topic(session, user_id, now)
+    found = []
+    for topic_id, slug, title, questions, first, note_count in topics:
+        seen, right, recall = cards.get(topic_id, (0, 0, 0.0))
+        found.append(
+            TopicMastery(slug, title, questions, seen, right, recall, seen, first, note_count)
         )
-        for topic_id, slug, title, questions, first, note_count in topics
-    ]
     return tuple(sorted(found, key=lambda t: (t.mastery, t.accuracy or 0.0, t.title)))
 
 
@@ -150,34 +135,16 @@ def dashboard(session: Session, user_id: int, now: datetime, weeks: int = 12) ->
     )
 
 
-def _latest(user_id: int, *where: Any) -> Any:
-    """The learner's latest answer to each question (matching where), as a subquery."""
-    return (
-        select(
-            PracticeAnswer.question_id,
-            PracticeAnswer.is_correct,
-            func.row_number()
-            .over(
-                partition_by=PracticeAnswer.question_id,
-                order_by=(PracticeAnswer.answered_at.desc(), PracticeAnswer.id.desc()),
-            )
-            .label("rank"),
-        )
-        .where(PracticeAnswer.user_id == user_id, *where)
-        .subquery()
-    )
-
-
 def set_tally(session: Session, user_id: int, set_slug: str, total: int) -> SetTally:
     """Count the set's questions the learner answered, and those whose latest answer was right."""
-    in_set = PracticeAnswer.question_id.in_(
-        select(Question.id).join(QuestionSet).where(QuestionSet.slug == set_slug)
-    )
-    latest = _latest(user_id, in_set)
     answered, right = session.execute(
-        select(func.count(), func.coalesce(func.sum(case((latest.c.is_correct, 1), else_=0)), 0))
-        .select_from(latest)
-        .where(latest.c.rank == 1)
+        select(
+            func.count(), func.coalesce(func.sum(case((ReviewCard.last_correct, 1), else_=0)), 0)
+        )
+        .select_from(ReviewCard)
+        .join(Question, Question.id == ReviewCard.question_id)
+        .join(QuestionSet, QuestionSet.id == Question.set_id)
+        .where(ReviewCard.user_id == user_id, QuestionSet.slug == set_slug)
     ).one()
     return SetTally(set_slug, total, answered, right)
 
@@ -189,19 +156,18 @@ def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:
     ).one_or_none()
     if qset is None:
         raise NotFound(f"There is no question set called “{set_slug}”.")
-    latest = _latest(
-        user_id,
-        PracticeAnswer.question_id.in_(select(Question.id).where(Question.set_id == qset.id)),
-    )
     rows = session.execute(
-        select(Question.id, Question.position, Question.stem_md, latest.c.is_correct)
-        .outerjoin(latest, (latest.c.question_id == Question.id) & (latest.c.rank == 1))
+        select(Question.id, Question.stem_md, ReviewCard.last_correct)
+        .outerjoin(
+            ReviewCard,
+            (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id),
+        )
         .where(Question.set_id == qset.id)
         .order_by(Question.position)
     ).all()
     questions = tuple(
         SummaryQuestion(qid, n, render_inline(stem), correct)
-        for n, (qid, _, stem, correct) in enumerate(rows, start=1)
+        for n, (qid, stem, correct) in enumerate(rows, start=1)
     )
     wrong = [q.id for q in questions if q.correct is False]
     return SetSummary(set_slug, qset.title, questions, _sections_for(session, wrong))

@@ -114,6 +114,7 @@ def review(
             "last_review_at": card.last_review,
             "reviews": (row.reviews if row else 0) + 1,
             "lapses": (row.lapses if row else 0) + lapsed,
+            "last_correct": correct,
         },
     )
     return ReviewOutcome(int(card.state), card.due, card.stability, card.difficulty)
