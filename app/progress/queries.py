@@ -3,7 +3,7 @@
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.orm import Session
 
 from app.content.errors import NotFound
@@ -135,17 +135,21 @@ def dashboard(session: Session, user_id: int, now: datetime, weeks: int = 12) ->
     )
 
 
+# Built once: the question page asks it for every logged-in view, and building a statement
+# costs more than running it.
+_SET_TALLY = (
+    select(func.count(), func.coalesce(func.sum(case((ReviewCard.last_correct, 1), else_=0)), 0))
+    .select_from(ReviewCard)
+    .join(Question, Question.id == ReviewCard.question_id)
+    .join(QuestionSet, QuestionSet.id == Question.set_id)
+    .where(ReviewCard.user_id == bindparam("user_id"), QuestionSet.slug == bindparam("slug"))
+)
+
+
 def set_tally(session: Session, user_id: int, set_slug: str, total: int) -> SetTally:
     """Count the set's questions the learner answered, and those whose latest answer was right."""
-    answered, right = session.execute(
-        select(
-            func.count(), func.coalesce(func.sum(case((ReviewCard.last_correct, 1), else_=0)), 0)
-        )
-        .select_from(ReviewCard)
-        .join(Question, Question.id == ReviewCard.question_id)
-        .join(QuestionSet, QuestionSet.id == Question.set_id)
-        .where(ReviewCard.user_id == user_id, QuestionSet.slug == set_slug)
-    ).one()
+    params = {"user_id": user_id, "slug": set_slug}
+    answered, right = session.connection().execute(_SET_TALLY, params).one()
     return SetTally(set_slug, total, answered, right)
 
 
