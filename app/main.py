@@ -95,14 +95,15 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     install_error_handlers(app)
     install_openapi(app)
     mount_static(app)
-    # Routes are matched in turn: the ones learners use most come first.
+    # Routes are matched in turn, router by router: the ones learners use most come first
+    # (the question page, then the saves that every answer makes).
     app.include_router(content_routes.router)
+    app.include_router(progress_api.router)
+    app.include_router(exam_api.router)
     app.include_router(progress_routes.router)
     app.include_router(exam_routes.router)
     app.include_router(search_routes.router)
     app.include_router(content_api.router)
-    app.include_router(progress_api.router)
-    app.include_router(exam_api.router)
     app.include_router(search_api.router)
     app.include_router(accounts_routes.router)
     app.include_router(accounts_api.router)
