@@ -91,7 +91,7 @@ _ANSWER_KEY = (
 
 def grade(session: Session, question_id: int, choice_ids: Sequence[int]) -> Grade:
     """Grade chosen choices against the answer key as the database holds it now."""
-    rows = session.execute(_ANSWER_KEY, {"question_id": question_id}).all()
+    rows = session.connection().execute(_ANSWER_KEY, {"question_id": question_id}).all()
     if not rows:
         raise NotFound(f"There is no question number {question_id}.")
     revision, kind = rows[0].revision, rows[0].kind

@@ -47,7 +47,7 @@ def record_answer(
     A plain INSERT rather than an ORM object: every answer a learner gives runs it, and
     nothing reads the row back within the request.
     """
-    session.execute(
+    session.connection().execute(
         _INSERT_ANSWER,
         {
             "user_id": user_id,
@@ -82,27 +82,34 @@ def _card(question_id: int, row: Any, now: datetime) -> Card:
     )
 
 
-def _upsert(session: Session, values: dict[str, Any]) -> None:
-    """Insert the card or update it; two first answers at once cannot both insert."""
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+def _card_upsert(dialect: Any) -> Any:
+    """Insert a card or update it; two first answers at once cannot both insert."""
     table = cast(Table, ReviewCard.__table__)
-    statement = dialect.insert(table).values(values)
-    changed = {key: value for key, value in values.items() if key not in ("user_id", "question_id")}
-    session.execute(
-        statement.on_conflict_do_update(index_elements=["user_id", "question_id"], set_=changed)
+    statement = dialect.insert(table)
+    kept = ("id", "user_id", "question_id")
+    return statement.values(
+        {c.name: bindparam(c.name) for c in table.c if c.name != "id"}
+    ).on_conflict_do_update(
+        index_elements=["user_id", "question_id"],
+        set_={c.name: statement.excluded[c.name] for c in table.c if c.name not in kept},
     )
+
+
+# Built once per dialect: every answer a learner gives runs one.
+_UPSERT_CARD = {"postgresql": _card_upsert(postgresql), "sqlite": _card_upsert(sqlite)}
 
 
 def review(
     session: Session, user_id: int, question_id: int, correct: bool, now: datetime
 ) -> ReviewOutcome:
     """Schedule a learner's next review of a question after an answer given at now."""
-    row = session.execute(_CARD, {"user_id": user_id, "qid": question_id}).one_or_none()
+    connection = session.connection()
+    row = connection.execute(_CARD, {"user_id": user_id, "qid": question_id}).one_or_none()
     before = _card(question_id, row, now)
     card, _ = SCHEDULER.review_card(before, rating(correct), review_datetime=now.astimezone(UTC))
     lapsed = not correct and before.state == State.Review
-    _upsert(
-        session,
+    connection.execute(
+        _UPSERT_CARD[connection.dialect.name],
         {
             "user_id": user_id,
             "question_id": question_id,
