@@ -20,6 +20,7 @@ from app.content.models import (
     NoteSection,
     Question,
     QuestionNoteLink,
+    QuestionReference,
     QuestionSet,
     Topic,
 )
@@ -94,7 +95,16 @@ def count_queries(app: FastAPI) -> Iterator[list[str]]:
 
 CONTENT_TABLES = [
     model.__table__
-    for model in (Topic, QuestionSet, Question, Choice, Note, NoteSection, QuestionNoteLink)
+    for model in (
+        Topic,
+        QuestionSet,
+        Question,
+        Choice,
+        QuestionReference,
+        Note,
+        NoteSection,
+        QuestionNoteLink,
+    )
 ]
 
 
