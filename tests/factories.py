@@ -224,3 +224,17 @@ def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine on a loop of its own, even when the browser tests left one running here."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
+
+def cite(db: Database, key: str, *references: dict[str, str], set_slug: str = SEED_SET) -> None:
+    """Give a question references, through a catalog as an author would."""
+    import json
+
+    tables = ", ".join(
+        "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in reference.items()) + " }"
+        for reference in references
+    )
+    text = (
+        f'format = "studyhall.catalog/1"\n[questions."{set_slug}/{key}"]\nreferences = [{tables}]\n'
+    )
+    import_file(db, text.encode(), "references.toml")
