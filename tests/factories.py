@@ -238,3 +238,48 @@ def cite(db: Database, key: str, *references: dict[str, str], set_slug: str = SE
         f'format = "studyhall.catalog/1"\n[questions."{set_slug}/{key}"]\nreferences = [{tables}]\n'
     )
     import_file(db, text.encode(), "references.toml")
+
+
+def a_bank(topics: dict[str, int], set_slug: str = "bank") -> dict[str, Any]:
+    """An export document of one set that passes every content check: per leaf topic (under
+    a root topic) the given number of questions and a note; each question explained, cited
+    and linked, its four choices of one length, the right one turn about in each position.
+    Stems share few words (each names words of its own)."""
+    document: dict[str, Any] = {
+        "format": "studyhall.content/1",
+        "topics": [{"slug": "bank-root", "title": "Bank"}],
+        "question_sets": [{"slug": set_slug, "title": "Bank", "topic": "bank-root"}],
+        "questions": [],
+        "notes": [],
+    }
+    n = 0
+    for topic, count in topics.items():
+        document["topics"].append({"slug": topic, "title": topic.title(), "parent": "bank-root"})
+        document["notes"].append(
+            {
+                "slug": f"{topic}-guide",
+                "title": topic.title(),
+                "topic": topic,
+                "markdown": "## Facts\n\nWhat every question asks.\n",
+            }
+        )
+        for _ in range(count):
+            n += 1
+            document["questions"].append(
+                {
+                    "id": f"{set_slug}/{n}",
+                    "set": set_slug,
+                    "topic": topic,
+                    "stem": f"Which knob {n} sets {topic}{n}a against {topic}{n}b on kit {n}x?",
+                    "choices": [
+                        {"text": f"Option {letter}", "correct": position == n % 4}
+                        for position, letter in enumerate("ABCD")
+                    ],
+                    "explanation": f"Because of rule {n}.",
+                    "notes": [f"{topic}-guide#facts"],
+                    "references": [
+                        {"title": "Guide", "url": f"https://docs.example.org/{n}", "version": "1.x"}
+                    ],
+                }
+            )
+    return document
