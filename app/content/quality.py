@@ -9,8 +9,10 @@ Two habits of question writers show only across a set, so they are judged per qu
 over its single-answer questions, once there are at least `MIN_SAMPLE` of them: the right
 choice being the strictly longest, and the right choice sitting in one position (counted
 over four-choice questions). With four choices of even length either happens a quarter of
-the time by chance; more than `SHARE_LIMIT` (40%) of 20 questions happens by chance about
-once in 25 sets (binomial), so past it the set is most likely biased.
+the time by chance; more than `SHARE_LIMIT` (40%) of 20 questions happens by chance in about
+one set in 25 (binomial; for any one of the four places, one in 6 if places were drawn at
+random, which authors spreading them on purpose do not do), so past it the set is most
+likely written with a habit.
 
 Every leaf topic that holds questions needs at least `TOPIC_MIN` of them, enough for a
 practice exam to draw from, and a note to study from.
