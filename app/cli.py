@@ -1,9 +1,11 @@
-"""The `studyhall` command: serve, migrate, seed, import, export, sweep, users and check."""
+"""The `studyhall` command: serve, migrate, seed, import, export, sweep, users, check and
+check-content."""
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -23,6 +25,9 @@ from app.content.bundle import Report
 from app.db import Database
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_in_steps, seed_files
+
+if TYPE_CHECKING:
+    from app.content.quality import ContentReport
 
 cli = typer.Typer(
     help="Studyhall: questions, notes and practice for exam prep.",
@@ -182,6 +187,80 @@ def check() -> None:
     if warnings:
         raise typer.Exit(1)
     out.print("[green]No problems found.[/]")
+
+
+@cli.command("check-content")
+def check_content(
+    sets: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="PREFIX",
+            help="Only question sets whose slug starts with PREFIX (repeatable).",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Write the report as JSON to standard output.")
+    ] = False,
+) -> None:
+    """Check the content for gaps and giveaways; exit status 1 when there is a finding."""
+    from dataclasses import asdict
+
+    from app.content.quality import check_content as run_checks
+
+    db = _database()
+    try:
+        with db.session_scope() as session:
+            report = run_checks(session, sets or ())
+    finally:
+        db.dispose()
+    if sets and not report.questions:
+        err.print(f"[red]No questions in sets starting with {escape(' or '.join(sets))}.[/]")
+        raise typer.Exit(2)
+    if as_json:
+        sys.stdout.write(json.dumps(asdict(report), ensure_ascii=False, indent=2) + "\n")
+    else:
+        _print_content_report(report)
+    if report.findings:
+        raise typer.Exit(1)
+
+
+def _print_content_report(report: "ContentReport") -> None:
+    from rich.table import Table
+
+    positions = Table(title="Right answers by position (single-answer questions of four choices)")
+    for column in ("set", "questions", "four-choice", "1", "2", "3", "4", "right is longest"):
+        positions.add_column(column, justify="left" if column == "set" else "right")
+    for s in report.sets:
+        share = f"{s.longest_right} of {s.single}" if s.single else "-"
+        positions.add_row(
+            s.slug, str(s.questions), str(s.four_choice), *map(str, s.positions), share
+        )
+    out.print(positions)
+    topics = Table(title="Questions per topic")
+    for column in ("topic", "questions", "notes", "leaf"):
+        topics.add_column(column, justify="left" if column == "topic" else "right")
+    for t in report.topics:
+        name = escape("  " * t.depth + f"{t.title} ({t.slug})")
+        topics.add_row(name, str(t.questions), str(t.notes), "yes" if t.leaf else "")
+    out.print(topics)
+    for finding in report.findings:
+        about = finding.questions
+        if len(about) == 1 and about[0].ref == finding.subject:  # a finding on one question
+            line = f"{about[0].ref} (id {about[0].id}): {finding.message} — “{about[0].stem}”"
+            out.print(f"[yellow]{finding.kind}[/] {escape(line)}")
+            continue
+        out.print(f"[yellow]{finding.kind}[/] {escape(f'{finding.subject}: {finding.message}')}")
+        for question in about:
+            out.print(f"    {escape(f'{question.ref} (id {question.id}): “{question.stem}”')}")
+    if report.findings:
+        kinds = Counter(finding.kind for finding in report.findings)
+        summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        out.print(
+            f"[red]{len(report.findings)} finding(s) in {report.questions} questions:[/] {summary}"
+        )
+    else:
+        out.print(f"[green]No findings in {report.questions} questions.[/]")
 
 
 def _has_content(db: Database) -> bool:

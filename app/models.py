@@ -9,6 +9,7 @@ from app.content.models import (
     NoteSection,
     Question,
     QuestionNoteLink,
+    QuestionReference,
     QuestionSet,
     Topic,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "NoteSection",
     "Question",
     "QuestionNoteLink",
+    "QuestionReference",
     "QuestionSet",
     "TimeAllowance",
     "Topic",

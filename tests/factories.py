@@ -20,6 +20,7 @@ from app.content.models import (
     NoteSection,
     Question,
     QuestionNoteLink,
+    QuestionReference,
     QuestionSet,
     Topic,
 )
@@ -94,7 +95,16 @@ def count_queries(app: FastAPI) -> Iterator[list[str]]:
 
 CONTENT_TABLES = [
     model.__table__
-    for model in (Topic, QuestionSet, Question, Choice, Note, NoteSection, QuestionNoteLink)
+    for model in (
+        Topic,
+        QuestionSet,
+        Question,
+        Choice,
+        QuestionReference,
+        Note,
+        NoteSection,
+        QuestionNoteLink,
+    )
 ]
 
 
@@ -214,3 +224,62 @@ def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine on a loop of its own, even when the browser tests left one running here."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
+
+def cite(db: Database, key: str, *references: dict[str, str], set_slug: str = SEED_SET) -> None:
+    """Give a question references, through a catalog as an author would."""
+    import json
+
+    tables = ", ".join(
+        "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in reference.items()) + " }"
+        for reference in references
+    )
+    text = (
+        f'format = "studyhall.catalog/1"\n[questions."{set_slug}/{key}"]\nreferences = [{tables}]\n'
+    )
+    import_file(db, text.encode(), "references.toml")
+
+
+def a_bank(topics: dict[str, int], set_slug: str = "bank") -> dict[str, Any]:
+    """An export document of one set that passes every content check: per leaf topic (under
+    a root topic) the given number of questions and a note; each question explained, cited
+    and linked, its four choices of one length, the right one turn about in each position.
+    Stems share few words (each names words of its own)."""
+    document: dict[str, Any] = {
+        "format": "studyhall.content/1",
+        "topics": [{"slug": "bank-root", "title": "Bank"}],
+        "question_sets": [{"slug": set_slug, "title": "Bank", "topic": "bank-root"}],
+        "questions": [],
+        "notes": [],
+    }
+    n = 0
+    for topic, count in topics.items():
+        document["topics"].append({"slug": topic, "title": topic.title(), "parent": "bank-root"})
+        document["notes"].append(
+            {
+                "slug": f"{topic}-guide",
+                "title": topic.title(),
+                "topic": topic,
+                "markdown": "## Facts\n\nWhat every question asks.\n",
+            }
+        )
+        for _ in range(count):
+            n += 1
+            document["questions"].append(
+                {
+                    "id": f"{set_slug}/{n}",
+                    "set": set_slug,
+                    "topic": topic,
+                    "stem": f"Which knob {n} sets {topic}{n}a against {topic}{n}b on kit {n}x?",
+                    "choices": [
+                        {"text": f"Option {letter}", "correct": position == n % 4}
+                        for position, letter in enumerate("ABCD")
+                    ],
+                    "explanation": f"Because of rule {n}.",
+                    "notes": [f"{topic}-guide#facts"],
+                    "references": [
+                        {"title": "Guide", "url": f"https://docs.example.org/{n}", "version": "1.x"}
+                    ],
+                }
+            )
+    return document

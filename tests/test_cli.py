@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.config import get_settings
 from app.db import Database
-from tests.factories import SEED_DIR, exported, row_counts, snapshot
+from tests.factories import SEED_DIR, SEED_SET, a_bank, exported, question_id, row_counts, snapshot
 
 QA_SEED = SEED_DIR / "000_21c8a85df645b7bb.txt"
 NOTE_SEED = SEED_DIR / "004_7ac6168e0636c6eb.txt"
@@ -228,6 +228,53 @@ def test_export_refuses_other_formats(run, seeded):
     assert result.exit_code == 2
     assert "Unknown export format 'xml'; only 'json' is supported." in said(result)
     assert result.stdout == ""
+
+
+def test_check_content_passes_a_clean_bank(run, cli_db):
+    write("bank.json", json.dumps(a_bank({"alpha": 20})))
+    assert run("import", "bank.json").exit_code == 0
+    result = run("check-content")
+    assert result.exit_code == 0, result.output
+    text = said(result)
+    assert "Right answers by position" in text and "Questions per topic" in text
+    assert "│ bank │ 20 │ 20 │ 5 │ 5 │ 5 │ 5 │ 0 of 20 │" in text
+    assert text.endswith("No findings in 20 questions.")
+
+
+def test_check_content_lists_findings_and_fails(run, seeded):
+    result = run("check-content")
+    assert result.exit_code == 1
+    text = said(result)
+    assert (
+        f"no-reference {SEED_SET}/3 (id {question_id(seeded, '3')}): cites no source — "
+        "“Which TensorRT calibration algorithm is most suitable" in text
+    )
+    assert "thin-topic sparsity: holds 1 question(s); a leaf topic needs at least 20" in text
+    assert text.endswith(
+        "21 finding(s) in 7 questions: no-note-link 5, no-reference 7, thin-topic 5, "
+        "topic-without-note 4"
+    )
+
+
+def test_check_content_as_json(run, seeded):
+    result = run("check-content", "--json", "--set", "nca-")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["questions"] == 7
+    assert report["sets"][0]["positions"] == [7, 0, 0, 0]
+    assert {f["kind"] for f in report["findings"]} == {
+        "no-reference",
+        "no-note-link",
+        "thin-topic",
+        "topic-without-note",
+    }
+    assert report["findings"][0]["questions"][0]["ref"] == f"{SEED_SET}/1"
+
+
+def test_check_content_of_sets_that_do_not_exist_is_an_error(run, seeded):
+    result = run("check-content", "--set", "nope")
+    assert result.exit_code == 2
+    assert "No questions in sets starting with nope." in said(result)
 
 
 def test_serve_trusts_only_the_configured_proxies(cli_env, monkeypatch):

@@ -10,6 +10,15 @@ class ChoiceData:
 
 
 @dataclass
+class ReferenceData:
+    """A source behind a question's answer: a web page and the product version it is for."""
+
+    url: str
+    title: str | None = None
+    version: str | None = None
+
+
+@dataclass
 class QuestionData:
     key: str
     stem: str
@@ -20,6 +29,7 @@ class QuestionData:
     source: str = ""
     topic: str | None = None
     notes: list[str] | None = None  # explicit links as "note-slug#anchor"; None leaves them be
+    references: list[ReferenceData] | None = None  # None leaves them be
 
 
 @dataclass
@@ -62,6 +72,7 @@ class Placement:
     topic: str | None
     line: int
     notes: list[str] | None = None
+    references: list[ReferenceData] | None = None
 
 
 @dataclass

@@ -1,11 +1,21 @@
 """Checks a bundle must pass before anything of it is written: sizes that fit the columns,
-unique question keys, and answer keys that can be answered."""
+unique question keys, answer keys that can be answered, and references that are web links."""
 
-from app.content.bundle import Bundle, QuestionData
+import re
+from urllib.parse import urlsplit
+
+from app.content.bundle import Bundle, QuestionData, ReferenceData
 from app.content.errors import InvalidContent
 from app.content.markdown import split_sections
 
 SLUG, TITLE, KEY, HEADING, AUTHOR = 120, 200, 60, 300, 200
+URL, REFERENCE_TITLE, VERSION = 2000, 300, 80  # the columns of question_reference
+MAX_REFERENCES = 20  # a question's sources; more is a reading list, not a reference
+# Spaces, control and invisible formatting characters (which can disguise where a link
+# goes), and characters an address must percent-encode.
+_NOT_IN_URL = re.compile(
+    r'[\s\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"<>\\^`{|}]'
+)
 
 
 def check_bundle(bundle: Bundle) -> None:
@@ -22,6 +32,9 @@ def check_bundle(bundle: Bundle) -> None:
                 raise InvalidContent(question.line or 1, f"question {question.key!r} appears twice")
             seen[question.key] = question.line
             _check_question(question)
+    for placement in bundle.placements:
+        if placement.references is not None:
+            check_references(placement.line, repr(placement.ref), placement.references)
     for note in bundle.notes:
         line = note.line or 1
         _fits(line, "note slug (from its title)", note.slug, SLUG)
@@ -49,6 +62,52 @@ def _check_question(question: QuestionData) -> None:
         )
     if question.notes is not None:
         question.notes = list(dict.fromkeys(question.notes))
+    if question.references is not None:
+        check_references(line, repr(question.key), question.references)
+
+
+def check_references(line: int, owner: str, references: list[ReferenceData]) -> None:
+    """Refuse references that are not links to web pages, too long, too many or repeated."""
+    if len(references) > MAX_REFERENCES:
+        raise InvalidContent(
+            line, f"question {owner} has {len(references)} references; at most {MAX_REFERENCES}"
+        )
+    seen: set[str] = set()
+    for number, reference in enumerate(references, start=1):
+        where = f"question {owner}, reference {number}"
+        problem = url_problem(reference.url)
+        if problem is not None:
+            raise InvalidContent(line, f"{where}: the url {problem}")
+        if reference.url in seen:
+            raise InvalidContent(line, f"{where}: the url {reference.url!r} is cited twice")
+        seen.add(reference.url)
+        if reference.title is not None and not reference.title.strip():
+            raise InvalidContent(line, f"{where}: the title is empty (leave it out instead)")
+        _fits(line, f"{where} title", reference.title or "", REFERENCE_TITLE)
+        _fits(line, f"{where} version", reference.version or "", VERSION)
+
+
+def url_problem(url: str) -> str | None:
+    """Say what keeps url from being an absolute link to a web page (None when nothing does)."""
+    if len(url) > URL:
+        return f"is {len(url):,} characters long; at most {URL:,} fit"
+    if match := _NOT_IN_URL.search(url):
+        return (
+            f"holds {match.group()!r} at character {match.start() + 1}: spaces, control "
+            "characters and quotes must be percent-encoded"
+        )
+    if not url.lower().startswith(("https://", "http://")):
+        return "must be an absolute address starting with https:// (or http://)"
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port
+    except ValueError:
+        return "has a malformed host or port"
+    if not host:
+        return "names no host"
+    if parts.username is not None or parts.password is not None:
+        return "must not carry a user name or password"
+    return None
 
 
 def _fits(line: int, what: str, value: str, limit: int) -> None:

@@ -25,6 +25,7 @@ def export_content(session: Session) -> dict[str, Any]:
             joinedload(Question.question_set),
             joinedload(Question.topic),
             selectinload(Question.choices),
+            selectinload(Question.references),
         )
         .order_by(Question.set_id, Question.position)
     ).all()
@@ -90,4 +91,7 @@ def _question(question: Question, links: dict[int, list[str]]) -> dict[str, Any]
         "kind": question.kind,
         "source": question.source,
         "notes": links.get(question.id, []),
+        "references": [
+            {"title": r.title, "url": r.url, "version": r.version} for r in question.references
+        ],
     }

@@ -16,7 +16,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from app.content.blueprints import check_blueprint, load_blueprints
-from app.content.bundle import Bundle, NoteData, QuestionData, QuestionSetData, Report
+from app.content.bundle import (
+    Bundle,
+    NoteData,
+    QuestionData,
+    QuestionSetData,
+    ReferenceData,
+    Report,
+)
 from app.content.checks import check_bundle
 from app.content.errors import InvalidContent
 from app.content.markdown import split_sections
@@ -29,7 +36,7 @@ from app.content.models import (
     Topic,
     utcnow,
 )
-from app.content.upserts import upsert_questions
+from app.content.upserts import replace_references, stored_references, upsert_questions
 
 BATCH = 250  # questions per step: a few hundred keep each write transaction short
 NOTES_BATCH = 20  # notes per step (a note holds about as much text as 25 questions)
@@ -171,8 +178,22 @@ class Loader:
             if placement.notes is not None:
                 assert isinstance(target, Question)
                 self._set_explicit_links(session, {target.id: placement.notes})
+            if placement.references is not None:
+                assert isinstance(target, Question)
+                self._set_references(session, target, placement.references)
             self.report.count("placed")
         session.flush()
+
+    def _set_references(
+        self, session: Session, question: Question, references: list[ReferenceData]
+    ) -> None:
+        """Give a question exactly these references; a change is an edit (a new revision)."""
+        if stored_references(session, [question.id]).get(question.id, []) == references:
+            return
+        replace_references(session, {question.id: references})
+        question.revision += 1
+        question.updated_at = utcnow()
+        self.report.count("questions_updated")
 
 
 def _section_key(target: str) -> tuple[str, str]:

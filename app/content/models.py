@@ -88,6 +88,12 @@ class Question(Base):
     links: Mapped[list["QuestionNoteLink"]] = relationship(
         back_populates="question", lazy="raise", cascade="all, delete-orphan"
     )
+    references: Mapped[list["QuestionReference"]] = relationship(
+        back_populates="question",
+        lazy="raise",
+        order_by="QuestionReference.position",
+        cascade="all, delete-orphan",
+    )
 
 
 class Choice(Base):
@@ -101,6 +107,26 @@ class Choice(Base):
     is_correct: Mapped[bool] = mapped_column(default=False)
 
     question: Mapped[Question] = relationship(back_populates="choices", lazy="raise")
+
+
+class QuestionReference(Base):
+    """A source that backs a question's answer: a web page, and the product version it is for.
+
+    A table of its own rather than columns on `question`: altering that table on SQLite
+    rebuilds it, and the rebuild drops the search index's triggers.
+    """
+
+    __tablename__ = "question_reference"
+    __table_args__ = (UniqueConstraint("question_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str | None] = mapped_column(String(300))
+    url: Mapped[str] = mapped_column(String(2000))
+    version: Mapped[str | None] = mapped_column(String(80))
+
+    question: Mapped[Question] = relationship(back_populates="references", lazy="raise")
 
 
 class Note(Base):

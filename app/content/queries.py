@@ -2,8 +2,20 @@
 
 from collections import Counter
 
-from sqlalchemy import Select, bindparam, func, select, tuple_
+from sqlalchemy import (
+    Select,
+    String,
+    bindparam,
+    cast,
+    func,
+    literal_column,
+    null,
+    select,
+    tuple_,
+    union_all,
+)
 from sqlalchemy.orm import Session, aliased, joinedload, selectinload
+from sqlalchemy.sql import Subquery
 
 from app.content.errors import NotFound
 from app.content.markdown import excerpt, render, render_inline, split_sections
@@ -13,6 +25,7 @@ from app.content.models import (
     NoteSection,
     Question,
     QuestionNoteLink,
+    QuestionReference,
     QuestionSet,
     Topic,
 )
@@ -29,6 +42,7 @@ from app.content.read_models import (
     PageInfo,
     QuestionSummary,
     QuestionView,
+    ReferenceView,
     SectionView,
     SetSummary,
     SetView,
@@ -339,7 +353,8 @@ def note(session: Session, slug: str) -> NoteView:
 
 
 def question(session: Session, question_id: int) -> QuestionView:
-    """Gather a question with its choices, note links and neighbours in its set (two queries)."""
+    """Gather a question with its choices, references, note links and neighbours in its set
+    (two queries)."""
     rows = session.execute(_QUESTION_ROWS, {"question_id": question_id}).all()
     if not rows:
         raise NotFound(f"There is no question number {question_id}.")
@@ -358,20 +373,22 @@ def question(session: Session, question_id: int) -> QuestionView:
         explanation_md=found.explanation_md,
         explanation_html=render(found.explanation_md) if found.explanation_md else "",
         choices=tuple(
-            ChoiceView(
-                r.choice_id, r.choice_position, render_inline(r.text_md), is_fixed_choice(r.text_md)
-            )
+            ChoiceView(r.part_id, r.part_position, render_inline(r.text), is_fixed_choice(r.text))
             for r in rows
-            if r.choice_id is not None
+            if r.part == "choice"
         ),
         links=_note_links(session, found.id),
+        references=tuple(
+            ReferenceView(r.url, r.text, r.version) for r in rows if r.part == "reference"
+        ),
         previous_id=found.previous_id,
         next_id=found.next_id,
     )
 
 
 def _question_rows() -> Select:
-    """One row per choice, each carrying the question, its set, topic and place in the set.
+    """One row per choice and per reference, each carrying the question, its set, topic and
+    place in the set.
 
     The place and the neighbours are counted and looked up in the set's order index, once
     (in a one-row derived table), so the cost does not grow with the size of the set.
@@ -413,16 +430,37 @@ def _question_rows() -> Select:
         .limit(1)  # keeps the derived table whole: its subqueries then run once, not per choice
         .subquery("head")
     )
+    parts = _question_parts()
     return (
-        select(
-            head,
-            Choice.id.label("choice_id"),
-            Choice.position.label("choice_position"),
-            Choice.text_md,
-        )
-        .outerjoin(Choice, Choice.question_id == head.c.id)
-        .order_by(Choice.position)
+        select(head, parts.c.part, parts.c.part_id, parts.c.part_position, parts.c.text)
+        .add_columns(parts.c.url, parts.c.version)
+        .outerjoin(parts, parts.c.question_id == head.c.id)
+        .order_by(parts.c.part, parts.c.part_position)
     )
+
+
+def _question_parts() -> Subquery:
+    """A question's choices and references as rows of one shape, each read by its index."""
+    text = cast(null(), String)  # typed, so PostgreSQL needs no guess
+    choices = select(
+        Choice.question_id,
+        literal_column("'choice'", String).label("part"),
+        Choice.id.label("part_id"),
+        Choice.position.label("part_position"),
+        Choice.text_md.label("text"),
+        text.label("url"),
+        text.label("version"),
+    ).where(Choice.question_id == bindparam("question_id"))
+    references = select(
+        QuestionReference.question_id,
+        literal_column("'reference'", String),
+        QuestionReference.id,
+        QuestionReference.position,
+        QuestionReference.title,
+        QuestionReference.url,
+        QuestionReference.version,
+    ).where(QuestionReference.question_id == bindparam("question_id"))
+    return union_all(choices, references).subquery("part")
 
 
 _QUESTION_ROWS = _question_rows()  # built once: building it costs more than running it

@@ -177,6 +177,24 @@ class NoteLink:
 
 
 @dataclass(frozen=True)
+class ReferenceView:
+    """A source behind a question's answer, shown under its explanation."""
+
+    url: str
+    title: str | None
+    version: str | None
+
+    @property
+    def label(self) -> str:
+        return self.title or self.url
+
+    @property
+    def is_web(self) -> bool:
+        """Tell whether the address may be a link (imports accept only web addresses)."""
+        return self.url.lower().startswith(("https://", "http://"))
+
+
+@dataclass(frozen=True)
 class QuestionView:
     id: int
     key: str
@@ -192,6 +210,7 @@ class QuestionView:
     explanation_html: str
     choices: tuple[ChoiceView, ...]
     links: tuple[NoteLink, ...]
+    references: tuple[ReferenceView, ...]
     previous_id: int | None
     next_id: int | None
 

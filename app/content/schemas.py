@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
-from app.content.read_models import NoteLink
+from app.content.read_models import NoteLink, ReferenceView
 
 
 class _Out(BaseModel):
@@ -130,6 +130,19 @@ def note_link_json(link: NoteLink) -> dict[str, object]:
     }
 
 
+class ReferenceOut(_Out):
+    """A source behind an answer: a web page and the product version the fact holds for."""
+
+    title: str | None
+    url: str
+    version: str | None = Field(description="e.g. 'TensorRT 10.x'")
+
+
+def reference_json(reference: ReferenceView) -> dict[str, object]:
+    """Shape a reference as ReferenceOut does."""
+    return {"title": reference.title, "url": reference.url, "version": reference.version}
+
+
 class QuestionOut(_Out):
     """A question as a learner sees it before answering: no correctness, no explanation."""
 
@@ -157,6 +170,7 @@ class CheckOut(BaseModel):
     explanation: str = Field(description="Markdown source of the explanation")
     explanation_html: str
     notes: list[NoteLinkOut]
+    references: list[ReferenceOut] = Field(description="The sources behind the answer")
 
 
 class SectionOut(_Out):

@@ -1,8 +1,9 @@
 """Write a piece of a question set in a few statements: rows, not objects.
 
 Questions are matched by key within their set and choices by position within their question,
-so ids survive an edit (answers and links refer to them). A question whose text, kind or
-choices changed counts a new revision; one that only moved keeps its revision.
+so ids survive an edit (answers and links refer to them). A question whose text, kind,
+choices or references changed counts a new revision; one that only moved keeps its revision.
+References are replaced whole: nothing refers to them.
 """
 
 from dataclasses import dataclass, field
@@ -10,8 +11,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.content.bundle import QuestionData, Report
-from app.content.models import Choice, Question, utcnow
+from app.content.bundle import QuestionData, ReferenceData, Report
+from app.content.models import Choice, Question, QuestionReference, utcnow
 
 
 @dataclass
@@ -31,6 +32,7 @@ def upsert_questions(
     stored = _stored(session, set_id, [item.key for _, item in chunk])
     written = Written()
     created, moved, edited, choices = [], [], [], _ChoiceChanges()
+    references: dict[int, list[ReferenceData]] = {}
     for position, item in chunk:
         row = stored.get(item.key)
         topic_id = topics[item.topic] if item.topic is not None else None
@@ -40,12 +42,14 @@ def upsert_questions(
             continue
         written.ids[item.key] = row.id
         topic_id = row.topic_id if topic_id is None else topic_id
-        if row.state == _state(item):
+        if row.state == _state(item, row.references):
             moved.append({"id": row.id, "position": position, "topic_id": topic_id})
             report.count("questions_unchanged")
             continue
         edited.append(_edited_row(row, item, position, topic_id))
         choices.sync(row.id, row.choices, item)
+        if item.references is not None and item.references != row.references:
+            references[row.id] = item.references
         written.edited.add(row.id)
         report.count("questions_updated")
     if created:
@@ -55,11 +59,51 @@ def upsert_questions(
             written.ids[item.key] = qid
             written.edited.add(qid)
             choices.create(qid, item)
+            if item.references:
+                references[qid] = item.references
     for rows in (moved, edited):
         if rows:
             session.execute(update(Question), rows)
     choices.write(session)
+    replace_references(session, references)
     return written
+
+
+def stored_references(session: Session, question_ids: list[int]) -> dict[int, list[ReferenceData]]:
+    """Each question's references in order (questions without any are left out)."""
+    found: dict[int, list[ReferenceData]] = {}
+    for qid, url, title, version in session.execute(
+        select(
+            QuestionReference.question_id,
+            QuestionReference.url,
+            QuestionReference.title,
+            QuestionReference.version,
+        )
+        .where(QuestionReference.question_id.in_(question_ids))
+        .order_by(QuestionReference.question_id, QuestionReference.position)
+    ):
+        found.setdefault(qid, []).append(ReferenceData(url, title, version))
+    return found
+
+
+def replace_references(session: Session, wanted: dict[int, list[ReferenceData]]) -> None:
+    """Make each question's references exactly those given (in two statements for all)."""
+    if not wanted:
+        return
+    session.execute(delete(QuestionReference).where(QuestionReference.question_id.in_(wanted)))
+    rows = [
+        {
+            "question_id": qid,
+            "position": position,
+            "title": reference.title,
+            "url": reference.url,
+            "version": reference.version,
+        }
+        for qid, references in wanted.items()
+        for position, reference in enumerate(references, start=1)
+    ]
+    if rows:
+        session.execute(insert(QuestionReference), rows)
 
 
 @dataclass
@@ -69,6 +113,7 @@ class _Stored:
     revision: int
     state: tuple[object, ...]
     choices: dict[int, int]  # position -> choice id
+    references: list[ReferenceData]
 
 
 def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored]:
@@ -90,17 +135,22 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
         .order_by(Choice.question_id, Choice.position)
     ).all():
         choices.setdefault(choice[0], []).append(tuple(choice[1:]))  # type: ignore[arg-type]
+    references = stored_references(session, [row.id for row in rows])
     stored = {}
     for qid, key, topic_id, revision, stem, explanation, kind in rows:
         mine = choices.get(qid, [])
         state = (stem, explanation, kind, [(text, ok) for _, _, text, ok in mine])
         positions = {position: cid for cid, position, _, _ in mine}
-        stored[key] = _Stored(qid, topic_id, revision, state, positions)
+        refs = references.get(qid, [])
+        stored[key] = _Stored(qid, topic_id, revision, (*state, refs), positions, refs)
     return stored
 
 
-def _state(item: QuestionData) -> tuple[object, ...]:
-    return item.stem, item.explanation, item.kind, [(c.text, c.correct) for c in item.choices]
+def _state(item: QuestionData, kept: list[ReferenceData]) -> tuple[object, ...]:
+    """What an edit is judged by; references left out of the item keep the stored ones."""
+    references = kept if item.references is None else item.references
+    choices = [(c.text, c.correct) for c in item.choices]
+    return item.stem, item.explanation, item.kind, choices, references
 
 
 def _new_items(

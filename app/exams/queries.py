@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render
-from app.content.read_models import ChoiceView, TopicRef
+from app.content.read_models import ChoiceView, ReferenceView, TopicRef
 from app.exams.errors import NotFound
 from app.exams.models import Attempt, AttemptItem
 from app.exams.read_models import (
@@ -127,6 +127,11 @@ def _links(snapshot: dict[str, Any]) -> tuple[LinkRef, ...]:
     return tuple(LinkRef(**link) for link in snapshot.get("links", []))
 
 
+def _references(snapshot: dict[str, Any]) -> tuple[ReferenceView, ...]:
+    """The references copied with the question (none in attempts started before they were)."""
+    return tuple(ReferenceView(**reference) for reference in snapshot.get("references", []))
+
+
 def take(session: Session, attempt: AttemptHeader, position: int, now: datetime) -> TakeView:
     """Gather one question of an open attempt with the navigator and the time left."""
     items = _items(session, attempt.id)
@@ -138,7 +143,11 @@ def take(session: Session, attempt: AttemptHeader, position: int, now: datetime)
     if attempt.mode == "practice" and item.answered_at is not None and item.selected_ids:
         correct = set(snapshot["correct_ids"]) == set(item.selected_ids)
         feedback = Feedback(
-            correct, tuple(snapshot["correct_ids"]), snapshot["explanation_html"], _links(snapshot)
+            correct,
+            tuple(snapshot["correct_ids"]),
+            snapshot["explanation_html"],
+            _links(snapshot),
+            _references(snapshot),
         )
     view = ItemView(
         position=item.position,
@@ -204,6 +213,7 @@ def _review(item: AttemptItem) -> ReviewItem:
         explanation_html=snapshot["explanation_html"],
         links=_links(snapshot),
         question_id=item.question_id,
+        references=_references(snapshot),
     )
 
 

@@ -7,7 +7,7 @@ explanation: `ItemView.feedback` is filled only in practice mode, for answered q
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.content.read_models import ChoiceView, TopicRef
+from app.content.read_models import ChoiceView, ReferenceView, TopicRef
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ class Feedback:
     correct_ids: tuple[int, ...]
     explanation_html: str
     links: tuple[LinkRef, ...]
+    references: tuple[ReferenceView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class ReviewItem:
     explanation_html: str
     links: tuple[LinkRef, ...]
     question_id: int | None
+    references: tuple[ReferenceView, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -110,12 +110,17 @@ def _shares(spec: "ExamSpec", count: int) -> list[int]:
 def snapshots(
     session: Session, question_ids: Sequence[int], shuffle: bool, rng: random.Random
 ) -> list[tuple[int, dict[str, Any]]]:
-    """Copy each question as it is now: stem, choices in shown order, key, explanation, links."""
+    """Copy each question as it is now: stem, choices in shown order, key, explanation, links
+    and references."""
     questions = {
         q.id: q
         for q in session.scalars(
             select(Question)
-            .options(joinedload(Question.topic), selectinload(Question.choices))
+            .options(
+                joinedload(Question.topic),
+                selectinload(Question.choices),
+                selectinload(Question.references),
+            )
             .where(Question.id.in_(question_ids))
         )
     }
@@ -145,6 +150,9 @@ def _snapshot(question: Question, links: list[dict[str, str]], shuffle: bool, se
         "correct_ids": [c.id for c in question.choices if c.is_correct],
         "explanation_html": render(question.explanation_md) if question.explanation_md else "",
         "links": links,
+        "references": [
+            {"url": r.url, "title": r.title, "version": r.version} for r in question.references
+        ],
     }
 
 

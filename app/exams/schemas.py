@@ -5,7 +5,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.content.schemas import TopicRefOut
+from app.content.schemas import ReferenceOut, TopicRefOut
 
 
 class _Out(BaseModel):
@@ -63,6 +63,7 @@ class FeedbackOut(_Out):
     correct_ids: list[int]
     explanation_html: str
     links: list[NoteLinkOut]
+    references: list[ReferenceOut]
 
 
 class AttemptQuestionOut(_Out):
@@ -111,6 +112,7 @@ class ReviewItemOut(_Out):
     flagged: bool
     explanation_html: str
     links: list[NoteLinkOut]
+    references: list[ReferenceOut] = Field(description="The sources behind the answer")
 
 
 class ResultOut(BaseModel):

@@ -3,7 +3,8 @@
 format = "studyhall.catalog/1"
 [[topics]]                      slug, title, optional parent and description
 [question_sets."<set>"]         topic
-[questions."<set>/<key>"]       topic, notes = ["<note>#<anchor>", ...]
+[questions."<set>/<key>"]       topic, notes = ["<note>#<anchor>", ...],
+                                references = [{title = "...", url = "https://...", version = "..."}]
 [notes."<note>"]                topic
 [exams."<exam>"]                title, questions, time_limit_minutes (none: untimed), pass_mark,
                                 mode ("exam" or "practice"), sets = [...], topics = {slug = weight},
@@ -19,7 +20,14 @@ import tomllib
 from collections.abc import Iterator
 from typing import Any
 
-from app.content.bundle import BlueprintData, Bundle, Placement, Report, TopicData
+from app.content.bundle import (
+    BlueprintData,
+    Bundle,
+    Placement,
+    ReferenceData,
+    Report,
+    TopicData,
+)
 from app.importers.errors import ImportRefused
 from app.importers.text import (
     deepest_line,
@@ -187,7 +195,34 @@ def _placement(kind: str, ref: str, entry: Any, line: int, file: str) -> Placeme
     topic = entry.get("topic")
     if topic is not None and not isinstance(topic, str):
         raise ImportRefused(file, line, f"{ref!r}: topic must be a topic slug")
-    return Placement(kind=kind, ref=ref, topic=topic, line=line, notes=notes)
+    references = entry.get("references")
+    if references is not None:
+        references = _references(kind, ref, references, line, file)
+    return Placement(kind=kind, ref=ref, topic=topic, line=line, notes=notes, references=references)
+
+
+_REFERENCE_KEYS = {"title", "url", "version"}
+
+
+def _references(kind: str, ref: str, value: Any, line: int, file: str) -> list[ReferenceData]:
+    """Read a question's references; the content checks then judge their addresses."""
+    shape = (
+        f"{ref!r}: references must be a list of tables with a url, and a title and a version "
+        "if known, on a question"
+    )
+    if kind != "question" or not isinstance(value, list):
+        raise ImportRefused(file, line, shape)
+    references = []
+    for item in value:
+        if (
+            not isinstance(item, dict)
+            or not set(item) <= _REFERENCE_KEYS
+            or not isinstance(item.get("url"), str)
+            or not all(isinstance(v, str) for v in item.values())
+        ):
+            raise ImportRefused(file, line, shape)
+        references.append(ReferenceData(item["url"], item.get("title"), item.get("version")))
+    return references
 
 
 _EXAM_KEYS = {

@@ -4,7 +4,14 @@ import json
 import re
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
 
 from app.content.bundle import (
     BlueprintData,
@@ -13,9 +20,11 @@ from app.content.bundle import (
     NoteData,
     QuestionData,
     QuestionSetData,
+    ReferenceData,
     Report,
     TopicData,
 )
+from app.content.checks import MAX_REFERENCES, REFERENCE_TITLE, URL, VERSION, url_problem
 from app.content.export import FORMAT
 from app.importers.errors import ImportRefused
 from app.importers.text import (
@@ -55,6 +64,19 @@ class _Choice(_Model):
     correct: bool
 
 
+def _web_address(url: str) -> str:
+    problem = url_problem(url)
+    if problem is not None:
+        raise ValueError(f"the url {problem}")
+    return url
+
+
+class _Reference(_Model):
+    title: Annotated[str, StringConstraints(min_length=1, max_length=REFERENCE_TITLE)] | None = None
+    url: Annotated[str, StringConstraints(max_length=URL), AfterValidator(_web_address)]
+    version: Annotated[str, StringConstraints(min_length=1, max_length=VERSION)] | None = None
+
+
 class _Question(_Model):
     id: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     set: Slug
@@ -65,6 +87,8 @@ class _Question(_Model):
     kind: str = Field(default="single", pattern="^(single|multi)$")
     source: str = ""
     notes: list[str] = []
+    # checked one at a time (see _references), so a refusal names the reference's own line
+    references: list[Any] = Field(default=[], max_length=MAX_REFERENCES)
 
 
 class _Note(_Model):
@@ -138,7 +162,9 @@ def _validated(
         error = exc.errors()[0]
         where = (*loc, *error["loc"])
         raise ImportRefused(
-            file, _line_for(text, raw, where), f"{'.'.join(str(p) for p in where)}: {error['msg']}"
+            file,
+            _line_for(text, raw, where),
+            f"{'.'.join(str(p) for p in where)}: {_message(error['msg'])}",
         ) from None
 
 
@@ -178,6 +204,7 @@ def _bundle(doc: _Export, raw: dict[str, Any], text: str, file: str) -> Bundle:
                 source=question.source,
                 topic=question.topic,
                 notes=question.notes,
+                references=_references(question.references, (index, line), text, file),
             )
         )
     return Bundle(
@@ -200,6 +227,33 @@ def _bundle(doc: _Export, raw: dict[str, Any], text: str, file: str) -> Bundle:
         ],
         blueprints=[_blueprint(exam, lines.get(("slug", exam.slug), 1)) for exam in doc.exams],
     )
+
+
+def _references(items: list[Any], at: tuple[int, int], text: str, file: str) -> list[ReferenceData]:
+    """Validate a question's references; a refusal names the line of the reference at fault."""
+    references = []
+    for number, item in enumerate(items):
+        try:
+            reference = _Reference.model_validate(item)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = error["loc"][0] if error["loc"] else None
+            value = item.get(field) if isinstance(item, dict) and field is not None else None
+            line = _line_after(text, at[1], str(field), value) if isinstance(value, str) else 0
+            where = ".".join(
+                str(p) for p in ("questions", at[0], "references", number, *error["loc"])
+            )
+            raise ImportRefused(
+                file,
+                line or _line_after(text, at[1], "references") or at[1],
+                f"{where}: {_message(error['msg'])}",
+            ) from None
+        references.append(ReferenceData(reference.url, reference.title, reference.version))
+    return references
+
+
+def _message(msg: str) -> str:
+    return msg.removeprefix("Value error, ")
 
 
 def _blueprint(exam: _Exam, line: int) -> BlueprintData:
@@ -238,6 +292,18 @@ def _key_lines(text: str) -> dict[tuple[str, str], int]:
             continue
         found.setdefault((match.group(1), value), line)
     return found
+
+
+def _line_after(text: str, line: int, key: str, value: str | None = None) -> int:
+    """Return the line of the first `"key"` (with that string value) at or after line, or 0."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    pattern = re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:"
+    if value is not None:
+        pattern += r"\s*" + re.escape(json.dumps(value, ensure_ascii=False))
+    match = re.compile(pattern).search(text, start)
+    return line_at(text, match.start()) if match else 0
 
 
 def _line_of_key(text: str, key: str, value: str) -> int:

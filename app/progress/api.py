@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
-from app.content.schemas import CheckIn, CheckOut, note_link_json
+from app.content.schemas import CheckIn, CheckOut, note_link_json, reference_json
 from app.progress import queries, service
 from app.progress.dependencies import NowDep, now_of
 from app.progress.read_models import Dashboard
@@ -28,7 +28,7 @@ router = APIRouter(
     responses={422: {"description": "No choice, a choice of another question, or too many"}},
 )
 async def check_question(request: Request, view: QuestionDep, body: CheckIn) -> Response:
-    """Check chosen choices: correctness, the right choices, the explanation and notes.
+    """Check chosen choices: correctness, the right choices, the explanation, notes and sources.
 
     A logged-in learner's answer is recorded; a guest's is not.
     """
@@ -53,6 +53,7 @@ async def check_question(request: Request, view: QuestionDep, body: CheckIn) -> 
             "explanation": view.explanation_md,
             "explanation_html": view.explanation_html,
             "notes": [note_link_json(link) for link in view.links],
+            "references": [reference_json(reference) for reference in view.references],
         }
     )
 

@@ -77,6 +77,7 @@ def test_seed_export_question_fields(seeded):
         "kind": "single",
         "source": "seed/000_21c8a85df645b7bb.txt:16",
         "notes": ["tensorrt-note-2#working-with-mixed-precision"],
+        "references": [],
     }
     assert question["explanation"].startswith("IInt8EntropyCalibrator2 uses KL-divergence")
 
@@ -101,24 +102,54 @@ def test_export_is_json(seeded):
     assert json.loads(json.dumps(document, ensure_ascii=False)) == document
 
 
-def test_export_round_trips_into_an_empty_database(seeded, other_db):
-    first = exported(seeded)
+REFERENCES = f"""format = "studyhall.catalog/1"
+
+[questions."{SET}/1"]
+references = [
+  {{ title = "Structured sparsity", url = "https://docs.nvidia.com/sparsity", version = "TensorRT 10.x" }},
+  {{ url = "https://docs.nvidia.com/ampère?a=1&b=2#x" }},
+]
+
+[questions."{SET}/3"]
+references = [{{ title = "Calibration", url = "https://docs.nvidia.com/int8", version = "TensorRT 8.6" }}]
+"""
+
+
+@pytest.fixture
+def referenced(seeded: Database) -> Database:
+    """The seed content with references on two questions."""
+    import_file(seeded, REFERENCES.encode(), "references.toml")
+    return seeded
+
+
+def test_export_round_trips_into_an_empty_database(referenced, other_db):
+    first = exported(referenced)
+    assert first["questions"][0]["references"][1] == {
+        "title": None,
+        "url": "https://docs.nvidia.com/ampère?a=1&b=2#x",
+        "version": None,
+    }
     bundle, report = parse_document(json.dumps(first).encode(), "export.json")
     assert report.format == "json"
     assert len(bundle.question_sets[0].questions) == 7
     import_json(other_db, first)
     assert exported(other_db) == first
-    assert row_counts(other_db) == row_counts(seeded)
+    assert row_counts(other_db) == row_counts(referenced)
+    assert row_counts(other_db)["question_reference"] == 3
 
 
-def test_export_round_trip_is_stable_when_imported_again(seeded, other_db):
-    first = exported(seeded)
+def test_export_round_trip_is_stable_when_imported_again(referenced, other_db):
+    first = exported(referenced)
     import_json(other_db, first)
     import_json(other_db, exported(other_db))
     assert exported(other_db) == first
 
 
-def test_importing_the_export_into_the_same_database_changes_nothing(seeded):
-    before = exported(seeded), row_counts(seeded)
-    import_json(seeded, before[0])
-    assert (exported(seeded), row_counts(seeded)) == before
+def test_importing_the_export_into_the_same_database_changes_nothing(referenced):
+    def state(db: Database) -> tuple[object, ...]:
+        rows = table_rows(db)
+        return exported(db), row_counts(db), rows["question"], rows["question_reference"]
+
+    before = state(referenced)
+    import_json(referenced, before[0])
+    assert state(referenced) == before

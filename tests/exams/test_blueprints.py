@@ -1,14 +1,19 @@
 """Exam blueprints are content: declared in the catalog, carried by the JSON export."""
 
 import json
+import random
+from collections import Counter
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from app.content.blueprints import ExamBlueprint
+from app.exams import service
+from app.exams.models import Attempt, AttemptItem
 from app.importers import catalog
 from app.importers.errors import ImportRefused
-from tests.factories import exported, import_file
+from tests.exams.conftest import GRACE, START
+from tests.factories import a_bank, exported, import_file
 
 HEADER = 'format = "studyhall.catalog/1"\n'
 SET = "nca-inference-optimization-tensorrt-5"
@@ -110,3 +115,32 @@ def test_json_exams_out_of_range_are_refused(db, exam):
     document = {"format": "studyhall.content/1", "exams": [exam]}
     with pytest.raises(ImportRefused):
         import_file(db, json.dumps(document).encode(), "export.json")
+
+
+@pytest.mark.parametrize(
+    ("weights", "expected"),
+    [
+        ({"alpha": 3, "beta": 2, "gamma": 5}, {"alpha": 15, "beta": 10, "gamma": 25}),
+        ({"alpha": 1, "beta": 1, "gamma": 1}, {"alpha": 17, "beta": 17, "gamma": 16}),
+        ({"alpha": 0.5, "gamma": 1.5}, {"alpha": 13, "gamma": 37}),  # 12.5 and 37.5: one more
+    ],
+)
+def test_a_50_question_exam_draws_each_topic_its_weighted_share(db, make_user, weights, expected):
+    document = a_bank({"alpha": 40, "beta": 40, "gamma": 40})
+    document["exams"] = [
+        {"slug": "weighted", "title": "Weighted", "question_count": 50, "topics": weights}
+    ]
+    import_file(db, json.dumps(document).encode(), "bank.json", threshold=0.99)
+    learner = make_user("ann").id
+    for seed in range(3):
+        with db.session_scope(write=True) as session:
+            started = service.start_attempt(
+                session, learner, "weighted", START, GRACE, random.Random(seed)
+            )
+            drawn = session.scalars(
+                select(AttemptItem).where(AttemptItem.attempt_id == started.attempt_id)
+            ).all()
+            session.execute(delete(AttemptItem).where(AttemptItem.attempt_id == started.attempt_id))
+            session.execute(delete(Attempt).where(Attempt.id == started.attempt_id))
+        assert len({item.question_id for item in drawn}) == 50
+        assert Counter(item.snapshot["topic"]["slug"] for item in drawn) == expected

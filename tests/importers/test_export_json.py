@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 
-from app.content.bundle import ChoiceData, NoteData, QuestionData, TopicData
+from app.content.bundle import ChoiceData, NoteData, QuestionData, ReferenceData, TopicData
 from app.importers import export_json
 from app.importers.errors import ImportRefused
 
@@ -80,6 +80,7 @@ def test_parse_reads_topics_sets_questions_and_notes():
         line=line_of(text, '"id": "basics/1"'),
         topic="leaf",
         notes=["guide#intro"],
+        references=[],
     )
     assert [q.key for q in qset.questions] == ["1", "2"]
     assert bundle.notes == [
@@ -214,3 +215,94 @@ def test_lines_are_found_for_escaped_ids_in_one_pass():
 
     text = '{\n  "id": "set/\\u00e9t\\u00e9",\n  "slug": "a\\"b",\n  "id": "set/\\u00e9t\\u00e9"\n}'
     assert _key_lines(text) == {("id", "set/été"): 2, ("slug", 'a"b'): 3}
+
+
+REFERENCE = {
+    "title": "TensorRT Developer Guide",
+    "url": "https://docs.nvidia.com/deeplearning/tensorrt/latest/index.html",
+    "version": "TensorRT 10.x",
+}
+
+
+def test_references_are_read_with_title_and_version_optional():
+    references = [REFERENCE, {"url": "https://docs.nvidia.com/deeplearning/triton/"}]
+    bundle, _ = export_json.parse(
+        dump(a_document(questions=[a_question(references=references)])), "e"
+    )
+    assert bundle.question_sets[0].questions[0].references == [
+        ReferenceData(REFERENCE["url"], REFERENCE["title"], REFERENCE["version"]),
+        ReferenceData("https://docs.nvidia.com/deeplearning/triton/"),
+    ]
+
+
+def test_a_question_without_references_has_none():
+    bundle, _ = export_json.parse(dump(a_document()), "e")
+    assert bundle.question_sets[0].questions[0].references == []
+
+
+def with_bad_reference(**fields: Any) -> str:
+    """Two questions citing the same page; the second one's reference is changed by fields."""
+    return dump(
+        a_document(
+            questions=[
+                a_question("1", references=[REFERENCE]),
+                a_question("2", references=[dict(REFERENCE), {**REFERENCE, **fields}]),
+            ]
+        )
+    )
+
+
+def line_after_question_2(text: str, needle: str) -> int:
+    start = text.index(needle, text.index('"id": "basics/2"'))
+    return text[:start].count("\n") + 1
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"url": "javascript:alert(1)"}, "the url must be an absolute address"),
+        ({"url": "/deeplearning/tensorrt/"}, "the url must be an absolute address"),
+        ({"url": "https://docs.nvidia.com/a b"}, "the url holds ' ' at character 26"),
+        ({"url": "https://me:pw@docs.nvidia.com/"}, "user name or password"),
+        ({"url": "https://docs.nvidia.com/" + "a" * 2000}, "at most 2000 characters"),
+        ({"title": ""}, "String should have at least 1 character"),
+        ({"title": "t" * 301}, "String should have at most 300 characters"),
+        ({"version": "v" * 81}, "String should have at most 80 characters"),
+        ({"version": 10}, "Input should be a valid string"),
+        ({"page": "12"}, "Extra inputs are not permitted"),
+    ],
+    ids=[
+        "script",
+        "relative",
+        "space",
+        "credentials",
+        "too-long",
+        "empty-title",
+        "long-title",
+        "long-version",
+        "number-version",
+        "extra-key",
+    ],
+)
+def test_bad_references_are_refused_naming_the_reference_line(fields, message):
+    text = with_bad_reference(**fields)
+    error = refusal(text)
+    ((field, value),) = fields.items()
+    # the line of the value at fault; one that is not a string, at the question's references
+    needle = f"{json.dumps(field)}: {json.dumps(value)}" if isinstance(value, str) else '"refer'
+    assert error.line == line_after_question_2(text, needle)
+    assert error.message.startswith(f"questions.1.references.1.{field}: ")
+    assert message in error.message
+
+
+def test_a_reference_without_an_address_is_refused_at_the_question_references():
+    text = dump(a_document(questions=[a_question("1", references=[{"title": "Guide"}])]))
+    error = refusal(text)
+    assert error.line == line_of(text, '"references"')
+    assert error.message == "questions.0.references.0.url: Field required"
+
+
+def test_too_many_references_are_refused():
+    references = [{"url": f"https://docs.nvidia.com/{n}"} for n in range(21)]
+    error = refusal(dump(a_document(questions=[a_question("1", references=references)])))
+    assert error.message.startswith("questions.0.references: List should have at most 20 items")

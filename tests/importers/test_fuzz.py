@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.importers.errors import ImportRefused
-from tests.factories import SEED_DIR, exported, import_file, table_rows
+from tests.factories import SEED_DIR, cite, exported, import_file, table_rows
 
 settings.register_profile(
     "ci",
@@ -119,7 +119,10 @@ def _odd_id(data: bytes, at: int, odd: str) -> bytes:
 
 @pytest.fixture
 def documents(seeded) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
-    """The seed documents, and the export of the seeded database."""
+    """The seed documents, and the export of the seeded database (some questions cited)."""
+    guide = {"title": "Guide", "url": "https://docs.nvidia.com/a?b=1#c", "version": "10.x"}
+    cite(seeded, "1", guide, {"url": "https://docs.nvidia.com/deeplearning/"})
+    cite(seeded, "3", guide)
     files = {path.name: path.read_bytes() for path in sorted(SEED_DIR.iterdir())}
     files["export.json"] = json.dumps(exported(seeded), ensure_ascii=False, indent=2).encode()
     return files

@@ -7,7 +7,7 @@ from fsrs import Card, Rating, Scheduler, State
 
 from app.progress import queries, service
 from app.progress.models import ReviewCard
-from tests.factories import choice_ids, count_queries, log_in, question_id
+from tests.factories import choice_ids, cite, count_queries, log_in, question_id
 
 T0 = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
 
@@ -152,6 +152,17 @@ def test_an_htmx_review_answer_returns_the_block_with_the_next_step(ann, seeded,
     )
     assert response.status_code == 200 and response.text.lstrip().startswith('<div id="practice"')
     assert "Back to reviews" in response.text
+
+
+def test_a_review_answer_shows_the_sources_under_the_explanation(ann, seeded, clock):
+    url = "https://docs.nvidia.com/deeplearning/tensorrt/latest/index.html"
+    cite(seeded, "1", {"title": "Sparsity", "url": url, "version": "TensorRT 10.x"})
+    _answer(ann, seeded, "1", right=False)
+    clock.advance(minutes=5)
+    response = _answer(ann, seeded, "1", right=True, url="/review/{}")
+    page = ann.get(response.headers["location"]).text
+    assert "Correct!" in page
+    assert f'Source: <a href="{url}" rel="external noopener noreferrer">Sparsity</a>' in page
 
 
 @pytest.mark.parametrize(
