@@ -6,8 +6,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
+from fastapi.routing import APIRoute
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.gzip import GZipMiddleware
@@ -95,6 +96,8 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     install_error_handlers(app)
     install_openapi(app)
     mount_static(app)
+    for api in (content_api, progress_api, exam_api, search_api, accounts_api):
+        _name_apart(api.router)
     # Routes are matched in turn, router by router: the ones learners use most come first
     # (the question page, then the saves that every answer makes).
     app.include_router(content_routes.router)
@@ -137,3 +140,14 @@ def _add_plumbing_routes(app: FastAPI) -> None:
 def _ping(db: Database) -> None:
     with db.read_sessions() as session:
         session.execute(text("SELECT 1"))
+
+
+def _name_apart(router: APIRouter) -> None:
+    """Prefix the API's route names with "api_", so url_for finds a page by its bare name.
+
+    The API routers come before some page routers (the saves are busy), and url_for returns
+    the first route of a name.
+    """
+    for route in router.routes:
+        if isinstance(route, APIRoute) and not route.name.startswith("api_"):
+            route.name = f"api_{route.name}"

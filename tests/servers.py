@@ -31,7 +31,7 @@ def server_env(database_url: str, **settings: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("STUDYHALL_")}
     env.update(
         STUDYHALL_DATABASE_URL=database_url,
-        STUDYHALL_SEED_DIR=str(PROJECT_ROOT / "seed"),
+        STUDYHALL_SEED_DIR=str(PROJECT_ROOT / "tests" / "seed"),  # the tests' own corpus
         STUDYHALL_LOG_LEVEL="warning",
     )
     env.update({f"STUDYHALL_{name.upper()}": value for name, value in settings.items()})

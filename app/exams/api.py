@@ -118,7 +118,7 @@ def get_attempt(request: Request, attempt: OwnedAttempt, session: SessionDep) ->
     response_model=AttemptQuestionOut,
     responses=CLOSED,
 )
-def get_question(
+def get_attempt_question(
     request: Request, attempt: OwnedAttempt, position: Position, session: SessionDep
 ) -> Any:
     """Get one question of an open attempt as it is shown (no answer key in exam mode)."""

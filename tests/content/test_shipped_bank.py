@@ -1,18 +1,32 @@
 """The content in seed/ is a bank learners can trust: every answer cites its source, every
 subtopic has enough questions and a note, and the content checks find nothing."""
 
+import json
+import random
 from collections import Counter
+from datetime import timedelta
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import delete, select
 
 from app.content.checks import url_problem
 from app.content.models import Note, Question, QuestionReference, Topic
 from app.content.quality import TOPIC_MIN, check_content
 from app.db import Database
+from app.exams import service
+from app.exams.models import Attempt, AttemptItem
+from tests.factories import SHIPPED_SEED_DIR, load_seed
 
 
-def test_every_question_cites_versioned_https_sources(seeded: Database):
-    with seeded.session_scope() as session:
+@pytest.fixture
+def shipped(db: Database) -> Database:
+    """The database with the content `make run` serves."""
+    load_seed(db, seed_dir=SHIPPED_SEED_DIR)
+    return db
+
+
+def test_every_question_cites_versioned_https_sources(shipped: Database):
+    with shipped.session_scope() as session:
         questions = set(session.scalars(select(Question.id)))
         rows = session.execute(
             select(QuestionReference.question_id, QuestionReference.url, QuestionReference.version)
@@ -29,8 +43,8 @@ def test_every_question_cites_versioned_https_sources(seeded: Database):
     assert bad == []
 
 
-def test_every_leaf_topic_with_questions_has_enough_of_them_and_a_note(seeded: Database):
-    with seeded.session_scope() as session:
+def test_every_leaf_topic_with_questions_has_enough_of_them_and_a_note(shipped: Database):
+    with shipped.session_scope() as session:
         topics = session.execute(select(Topic.id, Topic.slug, Topic.parent_id)).all()
         questions = Counter(session.scalars(select(Question.topic_id)))
         notes = Counter(session.scalars(select(Note.topic_id)))
@@ -42,8 +56,58 @@ def test_every_leaf_topic_with_questions_has_enough_of_them_and_a_note(seeded: D
     assert [slug for topic_id, slug in leaves.items() if slug in held and not notes[topic_id]] == []
 
 
-def test_the_content_checks_find_nothing_in_the_shipped_content(seeded: Database):
-    with seeded.session_scope() as session:
+def test_the_content_checks_find_nothing_in_the_shipped_content(shipped: Database):
+    with shipped.session_scope() as session:
         report = check_content(session)
     assert report.questions > 0
     assert [f"{f.kind} {f.subject}: {f.message}" for f in report.findings] == []
+
+
+MOCK_EXAM_SHARES = {
+    "precision-int8-calibration": 9,
+    "engine-building-refit": 9,
+    "throughput-latency": 7,
+    "deployment-jetson-dla": 7,
+    "triton-inference-server": 6,
+    "sparsity": 4,
+    "plugins": 4,
+    "profiling": 4,
+}
+
+
+def test_the_full_mock_exam_draws_fifty_questions_weighted_by_subtopic(
+    shipped: Database, make_user
+):
+    from tests.exams.conftest import GRACE, START
+
+    learner = make_user("ann").id
+    for seed in range(3):
+        with shipped.session_scope(write=True) as session:
+            started = service.start_attempt(
+                session, learner, "tensorrt-mock-exam", START, GRACE, random.Random(seed)
+            )
+            attempt = session.get(Attempt, started.attempt_id)
+            drawn = session.scalars(
+                select(AttemptItem).where(AttemptItem.attempt_id == started.attempt_id)
+            ).all()
+            assert attempt is not None and attempt.deadline_at - START == timedelta(minutes=60)
+            session.execute(delete(AttemptItem).where(AttemptItem.attempt_id == started.attempt_id))
+            session.execute(delete(Attempt).where(Attempt.id == started.attempt_id))
+        assert len({item.question_id for item in drawn}) == 50
+        assert Counter(item.snapshot["topic"]["slug"] for item in drawn) == MOCK_EXAM_SHARES
+
+
+def test_the_whole_pack_round_trips_through_an_export(shipped: Database, tmp_path):
+    from app.migrate import upgrade
+    from tests.factories import exported, import_file
+
+    first = exported(shipped)
+    assert len(first["questions"]) >= 207 and len(first["notes"]) >= 6
+    url = f"sqlite:///{tmp_path / 'empty.db'}"
+    upgrade(url)
+    empty = Database(url)
+    try:
+        import_file(empty, json.dumps(first, ensure_ascii=False).encode(), "pack.json", 0.12)
+        assert exported(empty) == first
+    finally:
+        empty.dispose()

@@ -45,3 +45,27 @@ def test_a_kept_page_is_made_again_after_a_content_change(cached_app, db, monkey
         import_file(db, QA.format(stem="After?").encode(), "k.txt")
         now[0] += 1.1
         assert "After?" in client.get(path).text
+
+
+def test_every_route_has_a_name_of_its_own(app):
+    """url_for takes the first route of a name, so two routes must never share one."""
+    names: list[str] = []
+
+    def walk(routes) -> None:  # type: ignore[no-untyped-def]
+        for route in routes:
+            if hasattr(route, "original_router"):
+                walk(route.original_router.routes)
+            elif getattr(route, "name", None):
+                names.append(route.name)
+
+    walk(app.routes)
+    assert len(names) > 30
+    assert sorted(name for name in set(names) if names.count(name) > 1) == []
+
+
+def test_pages_link_to_pages_not_to_the_api(app):
+    from app.web.templating import url_for
+
+    assert url_for("progress") == "/progress"
+    assert url_for("search") == "/search"
+    assert url_for("start_exam", slug="x") == "/exams/x/start"
