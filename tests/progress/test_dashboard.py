@@ -187,7 +187,7 @@ def test_dashboard_queries_do_not_grow_with_the_history(app, ann, seeded, answer
         ann.get(path)  # the viewer is remembered for a moment, as between clicks
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
-        assert len(statements) == 4, (path, statements)
+        assert len(statements) == 8, (path, statements)
 
 
 def test_deleting_the_account_deletes_its_answers_and_cards(seeded, make_user):
