@@ -56,9 +56,11 @@ def test_only_unseen_leaves_out_what_was_practised_or_sat(seeded, learner):
 def test_only_wrong_takes_what_was_answered_wrong(seeded, learner):
     from app.progress.service import Answer, record_answers
 
-        record_answers(session, learner, [Answer(question_id(seeded, "3"), 1, [wrong[0]], False, utcnow())])
+    right, wrong = choice_ids(seeded, "3")
     with seeded.session_scope(write=True) as session:
-        record_answer(session, learner, question_id(seeded, "3"), 1, [wrong[0]], False, utcnow())
+        record_answers(
+            session, learner, [Answer(question_id(seeded, "3"), 1, [wrong[0]], False, utcnow())]
+        )
         record_answers(
             session, learner, [Answer(question_id(seeded, "4"), 1, [right], True, utcnow())]
         )
