@@ -49,7 +49,7 @@ class AttemptRecords:
             for aid, title, at, percent, mark, passed in reversed(rows)
             if at is not None and percent is not None  # a finished attempt has both
         )
-        return ExamHistory(scores, count, max(0.0, float(seconds)))
+        return ExamHistory(scores, count, max(0.0, round(float(seconds), 1)))
 
     def export(self, session: Session, user_id: int) -> list[dict[str, Any]]:
         """Return every attempt of the learner with what they chose in it."""

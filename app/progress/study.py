@@ -17,14 +17,15 @@ from app.progress.models import ReviewCard
 from app.progress.queries import topic_mastery
 
 SESSION_SIZE = 10
-MAX_REVIEWS = 5  # at most half a session goes to reviews while there is new ground to cover
 WEAKEST_TOPICS = 3
 
 
 def mix(due: Sequence[int], fresh: Sequence[int], size: int = SESSION_SIZE) -> tuple[int, ...]:
-    """Interleave due reviews and unseen questions, up to size; either fills in for the other."""
-    reviews = list(due[:MAX_REVIEWS])
-    news = list(fresh[: size - len(reviews)])
+    """Interleave due reviews and unseen questions, up to size; either fills in for the other.
+
+    While there is new ground to cover, reviews take at most half the session.
+    """
+    news = list(fresh[: size - min(len(due), size // 2)])
     reviews = list(due[: size - len(news)])
     merged = (qid for pair in zip_longest(reviews, news) for qid in pair if qid is not None)
     return tuple(dict.fromkeys(merged))[:size]
