@@ -3,7 +3,7 @@
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Integer, case, cast, func, literal, select
 from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
@@ -11,6 +11,7 @@ from app.content.errors import NotFound
 from app.content.markdown import render_inline
 from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
 from app.content.queries import topic_subtrees
+from app.db import UTCDateTime
 from app.progress import service
 from app.progress.chart import score_chart
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
@@ -70,7 +71,8 @@ def cells(
     """Measure the learner in each (set, topic) of the library; also each topic's first question.
 
     A learner has one card per question they answered, holding the outcome of the latest
-    answer, so this reads the learner's cards and never their whole answer history.
+    answer, so this reads the learner's cards and never their whole answer history. The
+    days since each card's review come from SQL as numbers: a dashboard reads every card.
     """
     counts = session.execute(
         select(
@@ -84,33 +86,40 @@ def cells(
         .group_by(Question.set_id, QuestionSet.slug, Question.topic_id)
     ).all()
     slugs = {set_id: slug for set_id, slug, *_ in counts}
-    found = {(slug, topic_id): Cell(questions) for _, slug, topic_id, questions, _ in counts}
     firsts: dict[int, int] = {}
     for _, _, topic_id, _, first in counts:
         if topic_id is not None:
             firsts[topic_id] = min(first, firsts.get(topic_id, first))
-    for row in session.execute(_CARD_ROWS.where(ReviewCard.user_id == user_id)):
-        chance = service.retrievability(
-            row.state, row.step, row.stability, row.difficulty, row.last_review_at, now
-        )
-        key = (slugs[row.set_id], row.topic_id)
-        cell = found[key]
-        found[key] = Cell(
-            cell.questions, cell.seen + 1, cell.recall_sum + chance, cell.right + row.last_correct
-        )
-    return found, firsts
+    sums: dict[CellKey, list[float]] = {}  # seen, right, recall summed
+    cards = select(
+        Question.set_id,
+        Question.topic_id,
+        ReviewCard.last_correct,
+        ReviewCard.stability,
+        _days_since(session, ReviewCard.last_review_at, now),
+    ).join(Question, Question.id == ReviewCard.question_id)
+    for set_id, topic_id, right, stability, days in session.execute(
+        cards.where(ReviewCard.user_id == user_id)
+    ):
+        found = sums.setdefault((slugs[set_id], topic_id), [0, 0, 0.0])
+        found[0] += 1
+        found[1] += right
+        found[2] += service.recall(stability, days)
+    cells = {}
+    for _, slug, topic_id, questions, _ in counts:
+        seen, right, recall = sums.get((slug, topic_id), (0, 0, 0.0))
+        cells[(slug, topic_id)] = Cell(questions, int(seen), recall, int(right))
+    return cells, firsts
 
 
-_CARD_ROWS = select(
-    Question.set_id,
-    Question.topic_id,
-    ReviewCard.last_correct,
-    ReviewCard.state,
-    ReviewCard.step,
-    ReviewCard.stability,
-    ReviewCard.difficulty,
-    ReviewCard.last_review_at,
-).join(Question, Question.id == ReviewCard.question_id)
+def _days_since(session: Session, column: Any, now: datetime) -> Any:
+    """Whole days from a timestamp column to now, in SQL (NULL when the column is)."""
+    if session.get_bind().dialect.name == "postgresql":
+        moment = literal(now, UTCDateTime)
+        return func.floor(func.extract("epoch", moment - column) / 86400)
+    # SQLite keeps UTC timestamps as text in this format
+    stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return cast(func.julianday(stamp) - func.julianday(column), Integer)
 
 
 def topic_mastery(session: Session, user_id: int, now: datetime) -> tuple[TopicMastery, ...]:
