@@ -54,3 +54,4 @@ clean:
 
 screenshots: install-test
 	STUDYHALL_SCREENSHOTS=1 $(BIN)/pytest tests/e2e/test_practice_journey.py -k "with_javascript"
+	STUDYHALL_SCREENSHOTS=1 $(BIN)/pytest tests/e2e/test_progress.py -k "realistic_history"
