@@ -116,7 +116,7 @@ def _days_since(session: Session, column: Any, now: datetime) -> Any:
     """Whole days from a timestamp column to now, in SQL (NULL when the column is)."""
     if session.get_bind().dialect.name == "postgresql":
         moment = literal(now, UTCDateTime)
-        return func.floor(func.extract("epoch", moment - column) / 86400)
+        return cast(func.floor(func.extract("epoch", moment - column) / 86400), Integer)
     # SQLite keeps UTC timestamps as text in this format
     stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
     return cast(func.julianday(stamp) - func.julianday(column), Integer)
