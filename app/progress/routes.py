@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, viewer_of
 from app.accounts.service import Viewer
@@ -276,7 +276,7 @@ async def note_standing(request: Request, view: NoteView) -> NoteStanding | None
     return NoteStanding(view.slug, read_at)
 
 
-@router.get("/account/export", name="export_my_data")
+@router.get("/account/export", name="export_my_data", response_class=JSONResponse)
 async def export_my_data(request: Request, viewer: RequiredViewer, now: NowDep) -> Response:
     """Download everything recorded about me as JSON: account, answers, cards, exams, notes read."""
     work = unit_of_work(request, write=False)

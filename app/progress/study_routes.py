@@ -95,7 +95,7 @@ async def study_done(request: Request, viewer: RequiredViewer, plan: Plan, now: 
     return response
 
 
-@router.get("/study/{question_id}", name="study_question")
+@router.get("/study/{question_id:int}", name="study_question")
 async def study_question(
     request: Request, view: QuestionDep, viewer: RequiredViewer, plan: Plan
 ) -> HTMLResponse:
@@ -105,7 +105,7 @@ async def study_question(
     return practice_page(request, view, viewer, grade, page=STUDY_PAGE, extra=extra)
 
 
-@router.post("/study/{question_id}", name="answer_study")
+@router.post("/study/{question_id:int}", name="answer_study")
 async def answer_study(
     request: Request,
     view: QuestionDep,

@@ -78,3 +78,8 @@ def test_nobody_exports_another_learners_data(ann, user_client, seeded):
 def test_guests_are_sent_to_log_in(client, seeded):
     response = client.get("/account/export", follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"].startswith("/login")
+
+
+def test_the_export_is_documented_as_json(client):
+    operation = client.get("/openapi.json").json()["paths"]["/account/export"]["get"]
+    assert "application/json" in operation["responses"]["200"]["content"]

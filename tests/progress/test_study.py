@@ -125,3 +125,7 @@ def test_nothing_to_study_says_so(ann, seeded, make_user):
 def test_guests_are_sent_to_log_in(client, seeded):
     response = client.get("/study", follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"].startswith("/login")
+
+
+def test_the_summary_address_takes_no_answers(ann, seeded):
+    assert ann.post("/study/done?plan=1").status_code == 405
