@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-test lint e2e bench bench-library screenshots clean
+.PHONY: run test install install-test lint e2e bench bench-library bench-progress screenshots clean
 
 $(BIN)/studyhall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,8 +45,13 @@ bench: install-test
 bench-library: install-test
 	$(BIN)/python bench/library_run.py
 
+# 1,000 learners and 1,000,000 answers: /progress and the logged-in home page against bare.
+bench-progress: install-test
+	$(BIN)/python bench/progress_run.py
+
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
 
 screenshots: install-test
 	STUDYHALL_SCREENSHOTS=1 $(BIN)/pytest tests/e2e/test_practice_journey.py -k "with_javascript"
+	STUDYHALL_SCREENSHOTS=1 $(BIN)/pytest tests/e2e/test_progress.py -k "realistic_history"

@@ -24,10 +24,12 @@ from app.content.service import current_version
 from app.db import Database, utcnow
 from app.exams import api as exam_api
 from app.exams import routes as exam_routes
+from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.sweep import Sweeper
 from app.importers import routes as importer_routes
 from app.progress import api as progress_api
 from app.progress import routes as progress_routes
+from app.progress import study_routes
 from app.search import api as search_api
 from app.search import routes as search_routes
 from app.web.cache import ContentCache
@@ -86,6 +88,8 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.clock = utcnow  # what is due for review is measured by it; tests set their own
     app.state.learner_status = progress_routes.learner_status  # the home page's review count
     app.state.practice_standing = progress_routes.practice_standing  # a set's running tally
+    app.state.note_standing = progress_routes.note_standing  # whether a note was read
+    app.state.exam_records = EXAM_RECORDS  # exam scores for the dashboard and the export
     app.state.recent_viewers = RecentViewers()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
@@ -104,6 +108,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.include_router(progress_api.router)
     app.include_router(exam_api.router)
     app.include_router(progress_routes.router)
+    app.include_router(study_routes.router)
     app.include_router(exam_routes.router)
     app.include_router(search_routes.router)
     app.include_router(content_api.router)

@@ -15,7 +15,7 @@ from app.content.models import (
 )
 from app.db import Base
 from app.exams.models import Attempt, AttemptItem, TimeAllowance
-from app.progress.models import PracticeAnswer, ReviewCard
+from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 
 __all__ = [
     "ApiToken",
@@ -23,6 +23,7 @@ __all__ = [
     "AttemptItem",
     "ExamBlueprint",
     "Base",
+    "NoteRead",
     "PracticeAnswer",
     "RateLimitEvent",
     "ReviewCard",

@@ -17,7 +17,7 @@ from app.accounts.service import create_user
 from app.db import Database, FifoLock, utcnow
 from app.migrate import upgrade
 from app.progress.models import PracticeAnswer
-from app.progress.service import record_answer
+from app.progress.service import Answer, record_answers
 from tests.factories import PASSWORD, import_file, question_id, run_async
 
 QA = "Locks — Questions and Answers\nQuestion 1: Which?\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
@@ -106,7 +106,7 @@ def _answers_db(tmp_path: Path) -> tuple[Database, int, int]:
 
 def _answer(user: int, question: int, choice: int = 1) -> Callable[[Session], int]:
     def work(session: Session) -> int:
-        record_answer(session, user, question, 1, [choice], True, utcnow())
+        record_answers(session, user, [Answer(question, 1, [choice], True, utcnow())])
         return choice
 
     return work

@@ -518,3 +518,21 @@ def topics_list(session: Session) -> tuple[TopicSummary, ...]:
     """List the topic tree from its roots."""
     tree = _Tree(session)
     return tuple(tree.summary(t) for t in tree.children.get(None, []))
+
+
+def topic_subtrees(session: Session) -> dict[str, set[int]]:
+    """Map each topic slug to the ids of the topic and all its descendants."""
+    rows = session.execute(select(Topic.id, Topic.slug, Topic.parent_id)).all()
+    children: dict[int | None, list[int]] = {}
+    for topic_id, _, parent_id in rows:
+        children.setdefault(parent_id, []).append(topic_id)
+    trees = {}
+    for topic_id, slug, _ in rows:
+        tree, todo = set(), [topic_id]
+        while todo:
+            node = todo.pop()
+            if node not in tree:
+                tree.add(node)
+                todo.extend(children.get(node, []))
+        trees[slug] = tree
+    return trees

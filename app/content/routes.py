@@ -24,6 +24,7 @@ from app.content.read_models import Grade, QuestionView
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
 from app.web.templating import render, render_page, url_for
+from app.web.timing import SHOWN_MARK, stamped
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 GUEST_COOKIE = "studyhall_guest"
@@ -93,8 +94,14 @@ async def question_set(
 
 @router.get("/notes/{slug}", name="note")
 async def note(request: Request, view: NoteDep) -> HTMLResponse:
-    """Show a note with its outline and the questions each section teaches."""
-    return render_page(request, "content/note.html", {"view": view}, source=view, key=None)
+    """Show a note with its outline and the questions each section teaches.
+
+    A logged-in learner also sees whether they read it, and can mark it as read.
+    """
+    hook = getattr(request.app.state, "note_standing", None)
+    standing = await hook(request, view) if hook is not None else None
+    context = {"view": view, "note_standing": standing}
+    return render_page(request, "content/note.html", context, source=view, key=standing)
 
 
 @router.get("/questions/{question_id}", name="question")
@@ -133,6 +140,8 @@ def practice_page(
     `standing` is the learner's tally in the set, shown above the choices. Other pages that
     serve questions in practice style (`page`, extending the question page)
     add their `extra` context; such pages change with more than the question, so are not kept.
+    A learner's form carries the time the page was shown, put in after any kept page is
+    taken, so the answer measures how long it took.
     """
     guest = None if viewer else request.cookies.get(GUEST_COOKIE) or secrets.token_urlsafe(12)
     seed = f"user:{viewer.id}" if viewer else f"guest:{guest}"
@@ -143,6 +152,7 @@ def practice_page(
         "result": grade,
         "error": error,
         "standing": standing,
+        "shown_stamp": SHOWN_MARK,
         **(extra or {}),
     }
     if grade is None and error is None and block is None and extra is None:
@@ -152,6 +162,8 @@ def practice_page(
         # a block is rendered from the page that defines it
         name = QUESTION_PAGE if block is not None else page
         response = render(request, name, context, status_code=status_code, block=block)
+    if viewer is not None:
+        response = stamped(response, request.app.state.clock())
     if guest is not None and GUEST_COOKIE not in request.cookies:
         # Not a secret: it only keeps a guest's choice order the same across reloads. Written
         # by hand (the token is URL-safe): SimpleCookie would cost more than the page itself.

@@ -8,9 +8,10 @@ from sqlalchemy import select, union
 from sqlalchemy.orm import Session
 
 from app.content.models import Question, Topic
+from app.content.queries import topic_subtrees
 from app.exams.errors import InvalidExamSpec
 from app.exams.models import Attempt, AttemptItem
-from app.exams.sampling import ordered_question_ids, topic_subtrees
+from app.exams.sampling import ordered_question_ids
 from app.exams.service import ExamSpec, Started, start
 from app.progress.models import PracticeAnswer
 

@@ -9,31 +9,14 @@ from sqlalchemy.orm import Session, joinedload, selectinload
 
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render, render_inline
-from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
+from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet
+from app.content.queries import topic_subtrees
 from app.content.read_models import ChoiceView
 from app.content.service import is_fixed_choice, shuffle_choices
 from app.exams.errors import ExamError
 
 if TYPE_CHECKING:
     from app.exams.service import ExamSpec
-
-
-def topic_subtrees(session: Session) -> dict[str, set[int]]:
-    """Map each topic slug to the ids of the topic and all its descendants."""
-    rows = session.execute(select(Topic.id, Topic.slug, Topic.parent_id)).all()
-    children: dict[int | None, list[int]] = {}
-    for topic_id, _, parent_id in rows:
-        children.setdefault(parent_id, []).append(topic_id)
-    trees = {}
-    for topic_id, slug, _ in rows:
-        tree, todo = set(), [topic_id]
-        while todo:
-            node = todo.pop()
-            if node not in tree:
-                tree.add(node)
-                todo.extend(children.get(node, []))
-        trees[slug] = tree
-    return trees
 
 
 def ordered_question_ids(session: Session, *where: Any) -> tuple[int, ...]:

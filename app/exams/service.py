@@ -23,6 +23,7 @@ from app.exams.allowances import time_multiplier
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, NotFound, TimeUp
 from app.exams.grading import grade_item, percent
 from app.exams.models import Attempt, AttemptItem
+from app.progress.service import Answer, record_exam
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,8 @@ def _changed(session: Session, statement: Any) -> int:
 def finalise(session: Session, attempt: Attempt, now: datetime, *, timed_out: bool) -> bool:
     """Close an open attempt and grade it; False when someone else closed it first.
 
-    Timed out, it counts as submitted at its deadline with what was saved by then.
+    Timed out, it counts as submitted at its deadline with what was saved by then. Its
+    answered questions then count in the learner's progress like any other answer.
     """
     finished = attempt.deadline_at if timed_out and attempt.deadline_at else now
     closed = _changed(
@@ -180,9 +182,26 @@ def finalise(session: Session, attempt: Attempt, now: datetime, *, timed_out: bo
         .values(score=points, percent=share, passed=share >= attempt.pass_mark)
         .execution_options(synchronize_session=False)
     )
+    record_exam(session, attempt.user_id, _answers(items, finished), finished)
     session.flush()
     session.expire(attempt)
     return True
+
+
+def _answers(items: Sequence[AttemptItem], finished: datetime) -> list[Answer]:
+    """The graded items a learner answered, as answers for their progress."""
+    return [
+        Answer(
+            question_id=item.question_id,
+            question_revision=item.snapshot.get("revision", 1),
+            selected_ids=item.selected_ids,
+            is_correct=bool(item.is_correct),
+            answered_at=item.answered_at or finished,
+            source="exam",
+        )
+        for item in items
+        if item.question_id is not None and item.selected_ids
+    ]
 
 
 def finalise_if_due(session: Session, attempt: Attempt, now: datetime, grace: timedelta) -> bool:

@@ -70,9 +70,12 @@ Weeks = Annotated[int, Query(ge=1, le=53, description="Weeks of activity to list
 async def progress(
     request: Request, viewer: RequiredViewer, now: NowDep, weeks: Weeks = 12
 ) -> dict[str, Any]:
-    """Report my reviews due, mastery per topic (weakest first), activity and streak."""
+    """Report my reviews due, mastery per topic (weakest first), activity, exams and readiness."""
     work = unit_of_work(request, write=False)
-    view = await work.run(partial(queries.dashboard, user_id=viewer.id, now=now, weeks=weeks))
+    exams = getattr(request.app.state, "exam_records", queries.NO_EXAMS)
+    view = await work.run(
+        partial(queries.dashboard, user_id=viewer.id, now=now, weeks=weeks, exams=exams)
+    )
     return progress_json(view)
 
 
@@ -87,6 +90,8 @@ def progress_json(view: Dashboard) -> dict[str, Any]:
                 "accuracy": t.accuracy,
                 "recall": t.recall,
                 "mastery": t.mastery,
+                "notes": t.note_count,
+                "notes_read": t.notes_read,
                 "practice_url": url_for("question", question_id=t.first_question_id)
                 if t.first_question_id
                 else None,
@@ -96,6 +101,7 @@ def progress_json(view: Dashboard) -> dict[str, Any]:
         ],
         "activity": {
             "answers": view.answers,
+            "seconds_studied": round(view.seconds, 1),
             "days_studied": view.days_studied,
             "streak_days": view.streak_days,
             "days": [
@@ -105,4 +111,30 @@ def progress_json(view: Dashboard) -> dict[str, Any]:
                 if d.answers is not None
             ],
         },
+        "exams": {
+            "attempts": view.exams.attempts,
+            "scores": [
+                {
+                    "title": s.title,
+                    "finished_at": s.finished_at,
+                    "percent": s.percent,
+                    "pass_mark": s.pass_mark,
+                    "passed": s.passed,
+                    "result_url": url_for("attempt", attempt_id=s.attempt_id),
+                }
+                for s in view.exams.scores
+            ],
+        },
+        "readiness": [
+            {
+                "slug": r.slug,
+                "title": r.title,
+                "expected_percent": r.expected_percent,
+                "pass_mark": r.pass_mark,
+                "ready": r.ready,
+                "questions": r.questions,
+                "seen": r.seen,
+            }
+            for r in view.readiness
+        ],
     }

@@ -1,20 +1,27 @@
-"""What learners did: their practice answers and the review card of each question they met."""
+"""What learners did: their answers, the review card of each question they met, notes read."""
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Float, ForeignKey, Index, UniqueConstraint
+from sqlalchemy import JSON, CheckConstraint, Float, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
 
+SOURCES = ("practice", "exam")  # where an answer was given: a question page, or an exam
+
 
 class PracticeAnswer(Base):
+    """One answer a learner gave, on a practice or review page or in an exam once submitted."""
+
     __tablename__ = "practice_answer"
+    __table_args__ = (
+        CheckConstraint("source IN ('practice', 'exam')", name="source"),
+        # a learner's answers in time order: their usual pace, their days, their export
+        Index("ix_practice_answer_user_id_answered_at", "user_id", "answered_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("user_account.id", ondelete="CASCADE"), index=True
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))
     question_id: Mapped[int] = mapped_column(
         ForeignKey("question.id", ondelete="CASCADE"), index=True
     )
@@ -22,6 +29,9 @@ class PracticeAnswer(Base):
     selected_ids: Mapped[list[int]] = mapped_column(JSON)
     is_correct: Mapped[bool]
     answered_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # seconds from the question being shown to the answer, capped; None when not measured
+    seconds: Mapped[float | None] = mapped_column(Float)
+    source: Mapped[str] = mapped_column(String(10), default="practice", server_default="practice")
 
 
 class ReviewCard(Base):
@@ -49,3 +59,15 @@ class ReviewCard(Base):
     lapses: Mapped[int] = mapped_column(default=0)
     # the outcome of the learner's latest answer, so tallies need not rank every answer
     last_correct: Mapped[bool]
+
+
+class NoteRead(Base):
+    """A note a learner marked as read (or scrolled to the end of), and when."""
+
+    __tablename__ = "note_read"
+    __table_args__ = (UniqueConstraint("user_id", "note_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"))
+    note_id: Mapped[int] = mapped_column(ForeignKey("note.id", ondelete="CASCADE"), index=True)
+    read_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -3,16 +3,22 @@
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, select
+from sqlalchemy import Integer, bindparam, case, cast, func, literal, select
 from sqlalchemy.orm import Session
 
+from app.content.blueprints import ExamBlueprint
 from app.content.errors import NotFound
 from app.content.markdown import render_inline
 from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
+from app.content.queries import topic_subtrees
+from app.db import UTCDateTime
 from app.progress import service
-from app.progress.models import PracticeAnswer, ReviewCard
+from app.progress.chart import score_chart
+from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 from app.progress.read_models import (
     Dashboard,
+    ExamRecords,
+    NoExams,
     ReviewStatus,
     SectionToRead,
     SetSummary,
@@ -20,6 +26,10 @@ from app.progress.read_models import (
     SummaryQuestion,
     TopicMastery,
 )
+from app.progress.readiness import Cell, CellKey, ExamPlan, readiness
+
+CHART_SCORES = 30  # the latest exam scores the chart shows
+NO_EXAMS = NoExams()
 
 
 def end_of_day(now: datetime) -> datetime:
@@ -55,54 +65,128 @@ def review_page(session: Session, user_id: int, now: datetime) -> tuple[ReviewSt
     return review_status(session, user_id, now), next_due_question(session, user_id, now)
 
 
-def _cards_per_topic(
+def cells(
     session: Session, user_id: int, now: datetime
-) -> dict[int, tuple[int, int, float]]:
-    """Map topic id to (questions seen, latest answer right, predicted recall now summed).
+) -> tuple[dict[CellKey, Cell], dict[int, int]]:
+    """Measure the learner in each (set, topic) of the library; also each topic's first question.
 
     A learner has one card per question they answered, holding the outcome of the latest
-    answer, so this reads the learner's cards and never their whole answer history.
+    answer, so this reads the learner's cards and never their whole answer history. The
+    days since each card's review come from SQL as numbers: a dashboard reads every card.
     """
-    rows = session.execute(
+    counts = session.execute(
         select(
+            Question.set_id,
+            QuestionSet.slug,
             Question.topic_id,
-            ReviewCard.last_correct,
-            ReviewCard.state,
-            ReviewCard.step,
-            ReviewCard.stability,
-            ReviewCard.difficulty,
-            ReviewCard.last_review_at,
+            func.count(Question.id),
+            func.min(Question.id),
         )
-        .join(Question, Question.id == ReviewCard.question_id)
-        .where(ReviewCard.user_id == user_id, Question.topic_id.is_not(None))
+        .join(QuestionSet, QuestionSet.id == Question.set_id)
+        .group_by(Question.set_id, QuestionSet.slug, Question.topic_id)
     ).all()
-    found: dict[int, tuple[int, int, float]] = {}
-    for row in rows:
-        chance = service.retrievability(
-            row.state, row.step, row.stability, row.difficulty, row.last_review_at, now
-        )
-        seen, right, recall = found.get(row.topic_id, (0, 0, 0.0))
-        found[row.topic_id] = (seen + 1, right + row.last_correct, recall + chance)
-    return found
+    slugs = {set_id: slug for set_id, slug, *_ in counts}
+    firsts: dict[int, int] = {}
+    for _, _, topic_id, _, first in counts:
+        if topic_id is not None:
+            firsts[topic_id] = min(first, firsts.get(topic_id, first))
+    sums: dict[CellKey, list[float]] = {}  # seen, right, recall summed
+    cards = select(
+        Question.set_id,
+        Question.topic_id,
+        ReviewCard.last_correct,
+        ReviewCard.stability,
+        _days_since(session, ReviewCard.last_review_at, now),
+    ).join(Question, Question.id == ReviewCard.question_id)
+    for set_id, topic_id, right, stability, days in session.execute(
+        cards.where(ReviewCard.user_id == user_id)
+    ):
+        found = sums.setdefault((slugs[set_id], topic_id), [0, 0, 0.0])
+        found[0] += 1
+        found[1] += right
+        found[2] += service.recall(stability, days)
+    cells = {}
+    for _, slug, topic_id, questions, _ in counts:
+        seen, right, recall = sums.get((slug, topic_id), (0, 0, 0.0))
+        cells[(slug, topic_id)] = Cell(questions, int(seen), recall, int(right))
+    return cells, firsts
+
+
+def _days_since(session: Session, column: Any, now: datetime) -> Any:
+    """Whole days from a timestamp column to now, in SQL (NULL when the column is)."""
+    if session.get_bind().dialect.name == "postgresql":
+        moment = literal(now, UTCDateTime)
+        return cast(func.floor(func.extract("epoch", moment - column) / 86400), Integer)
+    # SQLite keeps UTC timestamps as text in this format
+    stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return cast(func.julianday(stamp) - func.julianday(column), Integer)
 
 
 def topic_mastery(session: Session, user_id: int, now: datetime) -> tuple[TopicMastery, ...]:
     """Measure the learner in every topic that has questions of its own, weakest first."""
+    return _mastery(session, user_id, *cells(session, user_id, now))
+
+
+def _mastery(
+    session: Session, user_id: int, found: dict[CellKey, Cell], firsts: dict[int, int]
+) -> tuple[TopicMastery, ...]:
     notes = select(func.count(Note.id)).where(Note.topic_id == Topic.id).scalar_subquery()
+    read = (
+        select(func.count(NoteRead.id))
+        .join(Note, Note.id == NoteRead.note_id)
+        .where(Note.topic_id == Topic.id, NoteRead.user_id == user_id)
+        .scalar_subquery()
+    )
+    per_topic: dict[int, list[Cell]] = {}
+    for (_, topic_id), cell in found.items():
+        if topic_id is not None:
+            per_topic.setdefault(topic_id, []).append(cell)
     topics = session.execute(
-        select(Topic.id, Topic.slug, Topic.title, func.count(Question.id), func.min(Question.id))
-        .add_columns(notes)
-        .join(Question, Question.topic_id == Topic.id)
-        .group_by(Topic.id, Topic.slug, Topic.title)
+        select(Topic.id, Topic.slug, Topic.title, notes, read).where(Topic.id.in_(per_topic))
     ).all()
-    cards = _cards_per_topic(session, user_id, now)
-    found = []
-    for topic_id, slug, title, questions, first, note_count in topics:
-        seen, right, recall = cards.get(topic_id, (0, 0, 0.0))
-        found.append(
-            TopicMastery(slug, title, questions, seen, right, recall, seen, first, note_count)
+    mastery = []
+    for topic_id, slug, title, note_count, notes_read in topics:
+        parts = per_topic[topic_id]
+        seen = sum(c.seen for c in parts)
+        mastery.append(
+            TopicMastery(
+                slug,
+                title,
+                sum(c.questions for c in parts),
+                seen,
+                sum(c.right for c in parts),
+                sum(c.recall_sum for c in parts),
+                seen,
+                firsts.get(topic_id),
+                note_count,
+                notes_read,
+            )
         )
-    return tuple(sorted(found, key=lambda t: (t.mastery, t.accuracy or 0.0, t.title)))
+    return tuple(sorted(mastery, key=lambda t: (t.mastery, t.accuracy or 0.0, t.title)))
+
+
+def exam_plans(session: Session) -> tuple[ExamPlan, ...]:
+    """List the exams with the sets and topic subtrees each draws from."""
+    rows = session.execute(
+        select(
+            ExamBlueprint.slug,
+            ExamBlueprint.title,
+            ExamBlueprint.pass_mark,
+            ExamBlueprint.sets,
+            ExamBlueprint.topics,
+        ).order_by(ExamBlueprint.position, ExamBlueprint.slug)
+    ).all()
+    trees = topic_subtrees(session) if any(row.topics for row in rows) else {}
+    return tuple(
+        ExamPlan(
+            slug,
+            title,
+            pass_mark,
+            tuple(sets),
+            tuple((w, frozenset(trees.get(t, ()))) for t, w in topics.items()),
+        )
+        for slug, title, pass_mark, sets, topics in rows
+    )
 
 
 def _day(session: Session, column: Any) -> Any:
@@ -112,26 +196,49 @@ def _day(session: Session, column: Any) -> Any:
     return func.date(column)  # SQLite keeps UTC timestamps as text
 
 
-def answers_per_day(session: Session, user_id: int) -> dict[date, int]:
-    """Count the learner's practice answers on each day (UTC) they studied."""
+def activity(session: Session, user_id: int) -> tuple[dict[date, int], float]:
+    """Count the learner's answers on each day (UTC) they studied, and sum the time they took."""
     day = _day(session, PracticeAnswer.answered_at)
     rows = session.execute(
-        select(day, func.count()).where(PracticeAnswer.user_id == user_id).group_by(day)
+        select(day, func.count(), func.coalesce(func.sum(PracticeAnswer.seconds), 0.0))
+        .where(PracticeAnswer.user_id == user_id)
+        .group_by(day)
     ).all()
-    return {date.fromisoformat(str(value)): count for value, count in rows}
+    per_day = {date.fromisoformat(str(value)): count for value, count, _ in rows}
+    return per_day, float(sum(seconds for *_, seconds in rows))
 
 
-def dashboard(session: Session, user_id: int, now: datetime, weeks: int = 12) -> Dashboard:
-    """Gather a learner's dashboard: reviews, mastery per topic, activity and streak."""
-    per_day = answers_per_day(session, user_id)
+def answers_per_day(session: Session, user_id: int) -> dict[date, int]:
+    """Count the learner's answers on each day (UTC) they studied."""
+    return activity(session, user_id)[0]
+
+
+def dashboard(
+    session: Session,
+    user_id: int,
+    now: datetime,
+    weeks: int = 12,
+    exams: ExamRecords = NO_EXAMS,
+) -> Dashboard:
+    """Gather a learner's dashboard: reviews, mastery, activity, exam scores and readiness.
+
+    A fixed number of queries whatever the history: each reads one learner's rows, grouped.
+    """
+    per_day, seconds = activity(session, user_id)
+    found, firsts = cells(session, user_id, now)
+    history = exams.history(session, user_id, CHART_SCORES)
     today = now.astimezone(UTC).date()
     return Dashboard(
         review=review_status(session, user_id, now),
-        topics=topic_mastery(session, user_id, now),
+        topics=_mastery(session, user_id, found, firsts),
         weeks=service.calendar(per_day, today, weeks),
         streak_days=service.streak(per_day, today),
         days_studied=len(per_day),
         answers=sum(per_day.values()),
+        seconds=seconds + history.seconds,
+        exams=history,
+        chart=score_chart(history.scores),
+        readiness=tuple(readiness(plan, found) for plan in exam_plans(session)),
     )
 
 
@@ -190,3 +297,31 @@ def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionToR
         .order_by(Note.title, NoteSection.anchor)
     ).all()
     return tuple(SectionToRead(*row) for row in rows)
+
+
+def note_read_at(session: Session, user_id: int, slug: str) -> datetime | None:
+    """When the learner read the note, or None if they have not."""
+    return session.scalar(
+        select(NoteRead.read_at)
+        .join(Note, Note.id == NoteRead.note_id)
+        .where(NoteRead.user_id == user_id, Note.slug == slug)
+    )
+
+
+def questions_standing(
+    session: Session, user_id: int, ids: tuple[int, ...]
+) -> tuple[SummaryQuestion, ...]:
+    """Each of the questions (in the given order) with the learner's latest answer to it."""
+    rows = session.execute(
+        select(Question.id, Question.stem_md, ReviewCard.last_correct)
+        .outerjoin(
+            ReviewCard,
+            (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id),
+        )
+        .where(Question.id.in_(ids))
+    ).all()
+    found = {qid: (stem, correct) for qid, stem, correct in rows}
+    return tuple(
+        SummaryQuestion(qid, n, render_inline(found[qid][0]), found[qid][1])
+        for n, qid in enumerate((q for q in ids if q in found), start=1)
+    )

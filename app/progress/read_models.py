@@ -2,6 +2,9 @@
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any, Protocol
+
+from sqlalchemy.orm import Session
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class TopicMastery:
     cards: int
     first_question_id: int | None
     note_count: int
+    notes_read: int = 0
 
     @property
     def accuracy(self) -> float | None:
@@ -64,6 +68,92 @@ class CalendarDay:
 
 
 @dataclass(frozen=True)
+class ExamScore:
+    """A finished exam attempt: one point of the score history."""
+
+    attempt_id: int
+    title: str
+    finished_at: datetime
+    percent: float
+    pass_mark: int
+    passed: bool
+
+
+@dataclass(frozen=True)
+class ExamHistory:
+    """A learner's finished exams: the latest scores (oldest first), how many, how long."""
+
+    scores: tuple[ExamScore, ...]
+    attempts: int
+    seconds: float
+
+
+class ExamRecords(Protocol):
+    """What progress asks of the exams feature, which it cannot import (exams import progress).
+
+    The application hands the exams' implementation over at start-up.
+    """
+
+    def history(self, session: Session, user_id: int, limit: int) -> ExamHistory: ...
+
+    def export(self, session: Session, user_id: int) -> list[dict[str, Any]]: ...
+
+
+class NoExams:
+    """The exam records of an application without exams: none."""
+
+    def history(self, session: Session, user_id: int, limit: int) -> ExamHistory:
+        return ExamHistory((), 0, 0.0)
+
+    def export(self, session: Session, user_id: int) -> list[dict[str, Any]]:
+        return []
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    x: float
+    y: float
+    score: ExamScore
+
+
+@dataclass(frozen=True)
+class ScoreChart:
+    """The score history laid out for an SVG drawn on the server (coordinates in pixels)."""
+
+    width: int
+    height: int
+    left: float  # the plot area's edges
+    right: float
+    top: float
+    bottom: float
+    grid: tuple[tuple[float, int], ...]  # (y, percent) of each horizontal guide
+    points: tuple[ChartPoint, ...]
+    line: str  # the polyline through the scores, "x,y x,y ..."
+    pass_line: str  # the polyline through each attempt's pass mark
+    pass_y: float  # where the latest pass mark is, for its label
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """The expected score on an exam if taken now, next to its pass mark."""
+
+    slug: str
+    title: str
+    pass_mark: int  # percent
+    questions: int  # in the pool the exam draws from
+    seen: int  # of those, the ones the learner answered
+    expected: float | None  # share of points expected, 0 to 1; None for an empty pool
+
+    @property
+    def expected_percent(self) -> int | None:
+        return None if self.expected is None else round(self.expected * 100)
+
+    @property
+    def ready(self) -> bool:
+        return self.expected_percent is not None and self.expected_percent >= self.pass_mark
+
+
+@dataclass(frozen=True)
 class Dashboard:
     review: ReviewStatus
     topics: tuple[TopicMastery, ...]  # weakest first
@@ -71,6 +161,15 @@ class Dashboard:
     streak_days: int
     days_studied: int
     answers: int
+    seconds: float = 0.0  # time studied: timed answers and finished exams
+    exams: ExamHistory = ExamHistory((), 0, 0.0)
+    chart: ScoreChart | None = None
+    readiness: tuple[Readiness, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """True before the learner's first answer or exam."""
+        return not self.answers and not self.exams.attempts
 
 
 @dataclass(frozen=True)
@@ -123,3 +222,11 @@ class SetSummary:
     @property
     def unanswered(self) -> tuple[SummaryQuestion, ...]:
         return tuple(q for q in self.questions if q.correct is None)
+
+
+@dataclass(frozen=True)
+class NoteStanding:
+    """Whether a learner read a note: when they marked it (or scrolled to its end), if they did."""
+
+    slug: str
+    read_at: datetime | None

@@ -1,5 +1,6 @@
 """Practice answers from the question pages, and the review of questions that are due."""
 
+import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from functools import partial
@@ -7,7 +8,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, viewer_of
 from app.accounts.service import Viewer
@@ -19,17 +20,27 @@ from app.content.dependencies import (
     shown_grade,
 )
 from app.content.errors import InvalidAnswer
-from app.content.read_models import Grade, QuestionView
+from app.content.read_models import Grade, NoteView, QuestionView
 from app.content.routes import practice_page
-from app.progress import queries, service
+from app.progress import export, queries, service
 from app.progress.dependencies import AnswerWorkDep, NowDep, now_of
-from app.progress.read_models import ReviewStatus, SetTally
+from app.progress.queries import NO_EXAMS
+from app.progress.read_models import ExamRecords, NoteStanding, ReviewStatus, SetTally
 from app.web.dependencies import UnitOfWork, unit_of_work
 from app.web.templating import is_htmx, render, url_for
+from app.web.timing import elapsed
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 ChoiceField = Annotated[list[str] | None, Form(max_length=26)]
+# the time the question was shown (see app.web.timing); a bad one only goes unmeasured
+ShownField = Annotated[str | None, Form(max_length=40)]
 REVIEW_PAGE = "progress/review.html"
+NOTE_READ = "progress/note_read.html"
+
+
+def exam_records(request: Request) -> ExamRecords:
+    """The exams' records of a learner, as the application wired them (none without exams)."""
+    return getattr(request.app.state, "exam_records", NO_EXAMS)
 
 
 async def _answer(
@@ -41,6 +52,8 @@ async def _answer(
     now: datetime,
     shown_at: str,
     extra: Callable[[], Awaitable[dict[str, Any]]] | None = None,
+    shown: str | None = None,
+    page: str = REVIEW_PAGE,
 ) -> Response:
     """Grade and keep an answer, then show the result (htmx) or redirect to it (no script)."""
     block = "practice" if is_htmx(request) else None
@@ -49,17 +62,25 @@ async def _answer(
         ids = _choice_ids(choice or [])
         result = await work.run(
             partial(
-                service.check_answer, user_id=user_id, question_id=view.id, choice_ids=ids, now=now
+                service.check_answer,
+                user_id=user_id,
+                question_id=view.id,
+                choice_ids=ids,
+                now=now,
+                seconds=elapsed(shown, now),
             )
         )
     except InvalidAnswer as exc:
         context = await extra() if extra else None
-        return await _page(request, view, viewer, None, context, error=exc.message, block=block)
+        return await _page(
+            request, view, viewer, None, context, error=exc.message, block=block, page=page
+        )
     if block is not None:
         context = await extra() if extra else None
-        return await _page(request, view, viewer, result, context, block=block)
+        return await _page(request, view, viewer, result, context, block=block, page=page)
     query = urlencode([("choice", choice_id) for choice_id in result.selected_ids])
-    return RedirectResponse(f"{shown_at}?{query}#result-heading", status_code=303)
+    joint = "&" if "?" in shown_at else "?"
+    return RedirectResponse(f"{shown_at}{joint}{query}#result-heading", status_code=303)
 
 
 async def _page(
@@ -71,6 +92,7 @@ async def _page(
     *,
     error: str | None = None,
     block: str | None = None,
+    page: str = REVIEW_PAGE,
 ) -> HTMLResponse:
     status_code = 422 if error else 200
     if extra is None:
@@ -93,7 +115,7 @@ async def _page(
         error=error,
         status_code=status_code,
         block=block,
-        page=REVIEW_PAGE,
+        page=page,
         extra=extra,
     )
 
@@ -106,6 +128,7 @@ async def answer_question(
     work: AnswerWorkDep,
     now: NowDep,
     choice: ChoiceField = None,
+    shown: ShownField = None,
 ) -> Response:
     """Grade a practice answer, keep it for a logged-in learner, then show the result.
 
@@ -113,7 +136,25 @@ async def answer_question(
     so reloading it never records the answer twice; htmx gets the result block in place.
     """
     shown_at = url_for("question", question_id=view.id)
-    return await _answer(request, view, viewer, work, choice, now, shown_at)
+    return await _answer(request, view, viewer, work, choice, now, shown_at, shown=shown)
+
+
+async def answer_with(
+    request: Request,
+    view: QuestionView,
+    viewer: Viewer,
+    now: datetime,
+    choice: list[str] | None,
+    shown: str | None,
+    shown_at: str,
+    extra: Callable[[], Awaitable[dict[str, Any]]],
+    page: str,
+) -> Response:
+    """Grade and keep a learner's answer on another page that serves questions in practice style."""
+    work = unit_of_work(request)
+    return await _answer(
+        request, view, viewer, work, choice, now, shown_at, extra=extra, shown=shown, page=page
+    )
 
 
 def _choice_ids(values: list[str]) -> list[int]:
@@ -166,6 +207,7 @@ async def answer_review(
     viewer: RequiredViewer,
     now: NowDep,
     choice: ChoiceField = None,
+    shown: ShownField = None,
 ) -> Response:
     """Grade a review answer, reschedule the question, then show the result and what is left."""
 
@@ -174,14 +216,18 @@ async def answer_review(
 
     work = unit_of_work(request)
     shown_at = url_for("review_question", question_id=view.id)
-    return await _answer(request, view, viewer, work, choice, now, shown_at, extra=context)
+    return await _answer(
+        request, view, viewer, work, choice, now, shown_at, extra=context, shown=shown
+    )
 
 
 @router.get("/progress", name="progress")
 async def progress(request: Request, viewer: RequiredViewer, now: NowDep) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
     work = unit_of_work(request, write=False)
-    view = await work.run(partial(queries.dashboard, user_id=viewer.id, now=now))
+    view = await work.run(
+        partial(queries.dashboard, user_id=viewer.id, now=now, exams=exam_records(request))
+    )
     response = render(request, "progress/dashboard.html", {"view": view})
     response.headers["cache-control"] = "no-store"
     return response
@@ -206,3 +252,43 @@ async def set_summary(request: Request, slug: Slug, viewer: RequiredViewer) -> H
     response = render(request, "progress/summary.html", {"view": view})
     response.headers["cache-control"] = "no-store"
     return response
+
+
+@router.post("/notes/{slug}/read", name="mark_note_read")
+async def mark_note_read(
+    request: Request, slug: Slug, viewer: RequiredViewer, now: NowDep
+) -> Response:
+    """Mark a note as read: back to the note without JavaScript, the new status in place with it."""
+    work = unit_of_work(request)
+    read_at = await work.run(partial(service.mark_read, user_id=viewer.id, slug=slug, now=now))
+    if is_htmx(request):
+        return render(request, NOTE_READ, {"note_standing": NoteStanding(slug, read_at)})
+    return RedirectResponse(url_for("note", slug=slug) + "#note-read", status_code=303)
+
+
+async def note_standing(request: Request, view: NoteView) -> NoteStanding | None:
+    """Return whether (and when) the logged-in learner read a note, or None for a guest."""
+    viewer = viewer_of(request)
+    if viewer is None:
+        return None
+    work = unit_of_work(request, write=False)
+    read_at = await work.run(partial(queries.note_read_at, user_id=viewer.id, slug=view.slug))
+    return NoteStanding(view.slug, read_at)
+
+
+@router.get("/account/export", name="export_my_data", response_class=JSONResponse)
+async def export_my_data(request: Request, viewer: RequiredViewer, now: NowDep) -> Response:
+    """Download everything recorded about me as JSON: account, answers, cards, exams, notes read."""
+    work = unit_of_work(request, write=False)
+    data = await work.run(
+        partial(export.learner_data, user_id=viewer.id, exams=exam_records(request), now=now)
+    )
+    name = f"studyhall-{viewer.username}-{now.date().isoformat()}.json"
+    return Response(
+        json.dumps(data, indent=1),
+        media_type="application/json",
+        headers={
+            "content-disposition": f'attachment; filename="{name}"',
+            "cache-control": "no-store",
+        },
+    )

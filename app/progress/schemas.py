@@ -20,6 +20,8 @@ class TopicMasteryOut(BaseModel):
     accuracy: float | None = Field(description="latest_right / seen; null before any answer")
     recall: float | None = Field(description="Mean predicted recall (FSRS) now, 0 to 1")
     mastery: float = Field(description="Expected share of the topic's questions right now")
+    notes: int = Field(description="Notes filed under the topic")
+    notes_read: int = Field(description="Of those, the ones marked as read")
     practice_url: str | None
     topic_url: str
 
@@ -30,13 +32,44 @@ class DayOut(BaseModel):
 
 
 class ActivityOut(BaseModel):
-    answers: int = Field(description="Practice answers ever given")
+    answers: int = Field(description="Answers ever given, in practice and in finished exams")
+    seconds_studied: float = Field(
+        description="Time studied: timed answers (each at most ten minutes) and finished exams"
+    )
     days_studied: int
     streak_days: int = Field(description="Days in a row, up to today or yesterday, studied")
     days: list[DayOut] = Field(description="Answers on each day of the last weeks, oldest first")
+
+
+class ScoreOut(BaseModel):
+    title: str
+    finished_at: datetime
+    percent: float
+    pass_mark: int = Field(description="Percent needed to pass that attempt")
+    passed: bool
+    result_url: str
+
+
+class ExamsOut(BaseModel):
+    attempts: int = Field(description="Finished exam attempts in all")
+    scores: list[ScoreOut] = Field(description="The latest finished attempts, oldest first")
+
+
+class ReadinessOut(BaseModel):
+    slug: str
+    title: str
+    expected_percent: int | None = Field(
+        description="Expected score if taken now (unseen questions count as a 1-in-4 guess)"
+    )
+    pass_mark: int
+    ready: bool = Field(description="Whether the expected score reaches the pass mark")
+    questions: int = Field(description="Questions the exam draws from")
+    seen: int = Field(description="Of those, the ones answered at least once")
 
 
 class ProgressOut(BaseModel):
     review: ReviewOut
     topics: list[TopicMasteryOut] = Field(description="Weakest topic first")
     activity: ActivityOut
+    exams: ExamsOut
+    readiness: list[ReadinessOut] = Field(description="Each exam, in the exams page's order")

@@ -1,10 +1,22 @@
 """Record what learners do and schedule their reviews. Services add and flush; the request commits.
 
 Every service takes `now`, so a test clock decides what is due.
+
+How an answer is rated for FSRS:
+- wrong: Again;
+- right: Good, except when the time it took is known and the learner has a usual time (the
+  median of their last `PACE_ANSWERS` timed answers, once there are `PACE_MIN` of them):
+  Easy when it took at most `EASY_SHARE` of the usual time, Hard when it took at least
+  `HARD_SHARE` times it. A time at the cap (`timing.MAX_SECONDS`) says the page was left
+  open rather than how hard the question was, so it rates Good.
+Exam answers have no time of their own (a learner moves back and forth through an exam), so
+they rate Good or Again.
 """
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from statistics import median
 from typing import Any, cast
 
 from fsrs import Card, Rating, Scheduler, State
@@ -12,10 +24,18 @@ from sqlalchemy import Table, bindparam, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from app.content.errors import NotFound
+from app.content.models import Note
 from app.content.read_models import Grade
 from app.content.service import grade
-from app.progress.models import PracticeAnswer, ReviewCard
+from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 from app.progress.read_models import CalendarDay, ReviewOutcome
+from app.web.timing import MAX_SECONDS
+
+PACE_ANSWERS = 20
+PACE_MIN = 5
+EASY_SHARE = 0.5
+HARD_SHARE = 2.0
 
 _INSERT_ANSWER = insert(cast(Table, PracticeAnswer.__table__))
 _CARD = select(
@@ -33,39 +53,71 @@ _CARD = select(
 SCHEDULER = Scheduler(enable_fuzzing=False)
 
 
-def record_answer(
-    session: Session,
-    user_id: int,
-    question_id: int,
-    question_revision: int,
-    selected_ids: Sequence[int],
-    is_correct: bool,
-    now: datetime,
-) -> None:
-    """Keep a logged-in learner's practice answer.
+@dataclass(frozen=True)
+class Answer:
+    """An answer to keep: which question, what was chosen, whether it was right, and when."""
 
-    A plain INSERT rather than an ORM object: every answer a learner gives runs it, and
-    nothing reads the row back within the request.
+    question_id: int
+    question_revision: int
+    selected_ids: Sequence[int]
+    is_correct: bool
+    answered_at: datetime
+    seconds: float | None = None
+    source: str = "practice"
+
+
+def record_answers(session: Session, user_id: int, answers: Sequence[Answer]) -> None:
+    """Keep a logged-in learner's answers.
+
+    A plain INSERT rather than ORM objects: every answer a learner gives runs it, and
+    nothing reads the rows back within the request.
     """
+    if not answers:
+        return
     session.connection().execute(
         _INSERT_ANSWER,
-        {
-            "user_id": user_id,
-            "question_id": question_id,
-            "question_revision": question_revision,
-            "selected_ids": list(selected_ids),
-            "is_correct": is_correct,
-            "answered_at": now,
-        },
+        [
+            {
+                "user_id": user_id,
+                "question_id": a.question_id,
+                "question_revision": a.question_revision,
+                "selected_ids": list(a.selected_ids),
+                "is_correct": a.is_correct,
+                "answered_at": a.answered_at,
+                "seconds": a.seconds,
+                "source": a.source,
+            }
+            for a in answers
+        ],
     )
 
 
-def rating(correct: bool) -> Rating:
-    """Rate an answer for FSRS: Good when right, Again when wrong.
+def rating(correct: bool, seconds: float | None = None, usual: float | None = None) -> Rating:
+    """Rate an answer for FSRS from its outcome and, when both are known, its pace."""
+    if not correct:
+        return Rating.Again
+    if seconds is None or usual is None or seconds >= MAX_SECONDS:
+        return Rating.Good
+    if seconds <= EASY_SHARE * usual:
+        return Rating.Easy
+    if seconds >= HARD_SHARE * usual:
+        return Rating.Hard
+    return Rating.Good
 
-    How long an answer took is not measured, so answers are never rated Easy or Hard.
-    """
-    return Rating.Good if correct else Rating.Again
+
+# Built once: every timed right answer asks it.
+_RECENT_TIMES = (
+    select(PracticeAnswer.seconds)
+    .where(PracticeAnswer.user_id == bindparam("user_id"), PracticeAnswer.seconds.is_not(None))
+    .order_by(PracticeAnswer.answered_at.desc())
+    .limit(PACE_ANSWERS)
+)
+
+
+def usual_seconds(session: Session, user_id: int) -> float | None:
+    """Return the learner's usual time to answer (median of recent timed answers), if known."""
+    times = session.connection().execute(_RECENT_TIMES, {"user_id": user_id}).scalars().all()
+    return median(t for t in times if t is not None) if len(times) >= PACE_MIN else None
 
 
 def _card(question_id: int, row: Any, now: datetime) -> Card:
@@ -100,13 +152,25 @@ _UPSERT_CARD = {"postgresql": _card_upsert(postgresql), "sqlite": _card_upsert(s
 
 
 def review(
-    session: Session, user_id: int, question_id: int, correct: bool, now: datetime
+    session: Session,
+    user_id: int,
+    question_id: int,
+    correct: bool,
+    now: datetime,
+    seconds: float | None = None,
 ) -> ReviewOutcome:
-    """Schedule a learner's next review of a question after an answer given at now."""
+    """Schedule a learner's next review of a question after an answer given at now.
+
+    `seconds` is how long the answer took, when measured; it rates a right answer by pace.
+    """
     connection = session.connection()
     row = connection.execute(_CARD, {"user_id": user_id, "qid": question_id}).one_or_none()
+    if row is not None and row.last_review_at is not None and row.last_review_at > now:
+        now = row.last_review_at  # an exam graded late: never review a card back in time
     before = _card(question_id, row, now)
-    card, _ = SCHEDULER.review_card(before, rating(correct), review_datetime=now.astimezone(UTC))
+    usual = usual_seconds(session, user_id) if correct and seconds is not None else None
+    grade_ = rating(correct, seconds, usual)
+    card, _ = SCHEDULER.review_card(before, grade_, review_datetime=now.astimezone(UTC))
     lapsed = not correct and before.state == State.Review
     connection.execute(
         _UPSERT_CARD[connection.dialect.name],
@@ -133,15 +197,54 @@ def check_answer(
     question_id: int,
     choice_ids: Sequence[int],
     now: datetime,
+    seconds: float | None = None,
 ) -> Grade:
-    """Grade a practice answer; when a learner (user_id) gave it, keep it and schedule a review."""
+    """Grade a practice answer; when a learner (user_id) gave it, keep it and schedule a review.
+
+    The review is scheduled before the answer is kept, so the learner's usual time is
+    measured on the answers before this one.
+    """
     result = grade(session, question_id, choice_ids)
     if user_id is not None:
-        record_answer(
-            session, user_id, question_id, result.revision, result.selected_ids, result.correct, now
+        review(session, user_id, question_id, result.correct, now, seconds)
+        answer = Answer(
+            question_id, result.revision, result.selected_ids, result.correct, now, seconds
         )
-        review(session, user_id, question_id, result.correct, now)
+        record_answers(session, user_id, [answer])
     return result
+
+
+def record_exam(session: Session, user_id: int, answers: Sequence[Answer], now: datetime) -> None:
+    """Keep the answered questions of a finished exam and review each one as of now.
+
+    The cards are reviewed at the moment the exam was finished, when the learner sees the
+    result, not when each choice was saved: an exam's choices can change until the end.
+    """
+    record_answers(session, user_id, answers)
+    for answer in answers:
+        review(session, user_id, answer.question_id, answer.is_correct, now)
+
+
+def mark_read(session: Session, user_id: int, slug: str, now: datetime) -> datetime:
+    """Record that a learner read a note and return when; reading it again keeps the first time."""
+    note_id = session.scalar(select(Note.id).where(Note.slug == slug))
+    if note_id is None:
+        raise NotFound(f"There is no note called “{slug}”.")
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(cast(Table, NoteRead.__table__)).values(
+        user_id=user_id, note_id=note_id, read_at=now
+    )
+    session.execute(statement.on_conflict_do_nothing(index_elements=["user_id", "note_id"]))
+    read_at = session.scalar(
+        select(NoteRead.read_at).where(NoteRead.user_id == user_id, NoteRead.note_id == note_id)
+    )
+    return read_at or now
+
+
+# FSRS's forgetting curve, R = (1 + FACTOR * days / stability) ** DECAY, as the scheduler has
+# it; computed here without building a Card, since a dashboard asks it of every card.
+_DECAY = -SCHEDULER.parameters[20]
+_FACTOR = 0.9 ** (1 / _DECAY) - 1
 
 
 def retrievability(
@@ -152,17 +255,20 @@ def retrievability(
     last_review_at: datetime | None,
     now: datetime,
 ) -> float:
-    """Predict the chance (0 to 1) that the learner recalls a card's answer at now."""
-    card = Card(
-        card_id=0,
-        state=State(state),
-        step=step,
-        stability=stability,
-        difficulty=difficulty,
-        due=now,
-        last_review=last_review_at.astimezone(UTC) if last_review_at else None,
-    )
-    return SCHEDULER.get_card_retrievability(card, current_datetime=now.astimezone(UTC))
+    """Predict the chance (0 to 1) that the learner recalls a card's answer at now.
+
+    The same as `SCHEDULER.get_card_retrievability` (whole days since the last review).
+    """
+    if last_review_at is None:
+        return 0.0
+    return recall(stability, (now - last_review_at).days)
+
+
+def recall(stability: float | None, days: float | None) -> float:
+    """Predict recall from a card's stability and the whole days since its last review."""
+    if stability is None or days is None:
+        return 0.0
+    return float((1 + _FACTOR * max(0.0, days) / stability) ** _DECAY)
 
 
 def streak(days: Iterable[date], today: date) -> int:

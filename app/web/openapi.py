@@ -33,6 +33,14 @@ BODY_ERRORS: dict[str, Any] = {
 }
 
 
+def _page_responses(operation: dict[str, Any]) -> dict[str, Any]:
+    """A page's answers; a page route declared with another media type is a download of it."""
+    content = operation.get("responses", {}).get("200", {}).get("content", {})
+    if not content or "text/html" in content:
+        return PAGE_RESPONSES
+    return {**PAGE_RESPONSES, "200": {"description": "A file to download", "content": content}}
+
+
 def install_openapi(app: FastAPI) -> None:
     """Serve an OpenAPI document with the responses routes really give."""
 
@@ -56,7 +64,7 @@ def install_openapi(app: FastAPI) -> None:
 def _describe(path: str, operation: dict[str, Any]) -> None:
     if not path.startswith("/api/"):
         if path != "/healthz":
-            operation["responses"] = PAGE_RESPONSES
+            operation["responses"] = _page_responses(operation)
         return
     responses = operation["responses"]
     for status, response in API_ERRORS.items():

@@ -40,10 +40,12 @@ def test_only_one_subtopic(seeded, learner):
 
 
 def test_only_unseen_leaves_out_what_was_practised_or_sat(seeded, learner):
-    from app.progress.service import record_answer
+    from app.progress.service import Answer, record_answers
 
     with seeded.session_scope(write=True) as session:
-        record_answer(session, learner, question_id(seeded, "1"), 1, [1], False, utcnow())
+        record_answers(
+            session, learner, [Answer(question_id(seeded, "1"), 1, [1], False, utcnow())]
+        )
     sat = start(seeded, learner, topics=("engine-building-refit",))
     unseen = start(seeded, learner, count=10, only_unseen=True)
     left_out = {question_id(seeded, "1")} | {i.question_id for i in items(seeded, sat)}
@@ -52,12 +54,16 @@ def test_only_unseen_leaves_out_what_was_practised_or_sat(seeded, learner):
 
 
 def test_only_wrong_takes_what_was_answered_wrong(seeded, learner):
-    from app.progress.service import record_answer
+    from app.progress.service import Answer, record_answers
 
     right, wrong = choice_ids(seeded, "3")
     with seeded.session_scope(write=True) as session:
-        record_answer(session, learner, question_id(seeded, "3"), 1, [wrong[0]], False, utcnow())
-        record_answer(session, learner, question_id(seeded, "4"), 1, [right], True, utcnow())
+        record_answers(
+            session, learner, [Answer(question_id(seeded, "3"), 1, [wrong[0]], False, utcnow())]
+        )
+        record_answers(
+            session, learner, [Answer(question_id(seeded, "4"), 1, [right], True, utcnow())]
+        )
     attempt_id = start(seeded, learner, count=10, only_wrong=True)
     assert [i.question_id for i in items(seeded, attempt_id)] == [question_id(seeded, "3")]
 

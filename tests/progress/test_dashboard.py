@@ -171,23 +171,80 @@ def test_the_api_is_documented(client):
 
 def test_nobody_sees_another_learners_progress(ann, user_client, seeded):
     answer(seeded, _learner_id(seeded), "7", True, T0)
+    _sit_exam(seeded, _learner_id(seeded), T0 - timedelta(days=1), right=4)
+    ann.post("/notes/tensorrt-note-2/read")
     bob = user_client("bob")
-    assert "Your progress starts with your first answer" in bob.get("/progress").text
-    assert bob.get("/api/v1/progress").json()["activity"]["answers"] == 0
+    page = bob.get("/progress").text
+    assert "Your progress starts with your first answer" in page and "No finished exams" in page
+    body = bob.get("/api/v1/progress").json()
+    assert body["activity"]["answers"] == 0 and body["exams"]["attempts"] == 0
+    assert all(t["notes_read"] == 0 for t in body["topics"])
+    assert body["readiness"][0]["seen"] == 0
 
 
-@pytest.mark.parametrize("answers", [3, 60])
-def test_dashboard_queries_do_not_grow_with_the_history(app, ann, seeded, answers):
-    """The same statements for a short history as for a long one over many topics."""
+def _sit_exam(db, user_id: int, at: datetime, right: int) -> None:  # type: ignore[no-untyped-def]
+    """Sit the seed exam at a moment, answering the first `right` questions right, then submit."""
+    from app.exams import service as exams
+    from tests.exams.conftest import GRACE
+    from tests.exams.helpers import answer as save
+    from tests.exams.helpers import items, right_and_wrong, start
+
+    attempt_id = start(db, user_id, at)
+    for item in items(db, attempt_id):
+        good, bad = right_and_wrong(item)
+        save(db, attempt_id, user_id, item.position, [good if item.position <= right else bad], at)
+    with db.session_scope(write=True) as session:
+        exams.submit(session, attempt_id, user_id, at + timedelta(minutes=5), GRACE)
+
+
+def test_the_dashboard_draws_the_exam_scores_with_a_table_and_the_readiness(ann, seeded):
     user_id = _learner_id(seeded)
-    for n in range(answers):
+    _sit_exam(seeded, user_id, T0 - timedelta(days=2), right=3)
+    _sit_exam(seeded, user_id, T0 - timedelta(days=1), right=6)
+    html = ann.get("/progress").text
+    (svg,) = [t for t in tags(html, "svg") if t.get("role") == "img"]
+    assert svg["aria-labelledby"] == "chart-title chart-desc"
+    marks = [
+        t["class"] for t in tags(html, "rect") + tags(html, "circle") if "chart-point" in str(t)
+    ]
+    assert marks == ["chart-point chart-failed", "chart-point chart-passed"]  # by shape too
+    assert "43%" in html and "86%" in html and "pass mark" in html
+    assert "Not passed" in html and "Passed" in html  # the table says it in words
+    assert "10 minutes</strong> studied" in html
+    assert "TensorRT practice exam" in html and "Expected <strong>" in html
+    body = ann.get("/api/v1/progress").json()
+    assert [s["percent"] for s in body["exams"]["scores"]] == [42.9, 85.7]
+    assert body["exams"]["attempts"] == 2 and body["activity"]["seconds_studied"] == 600.0
+    (ready,) = body["readiness"]
+    assert ready["slug"] == "tensorrt-practice-exam" and ready["pass_mark"] == 70
+    assert ready["seen"] == 7 and 25 < ready["expected_percent"] <= 100
+
+
+def test_an_empty_dashboard_explains_each_part(ann, seeded):
+    html = ann.get("/progress").text
+    assert "No finished exams yet" in html and 'href="/exams"' in html
+    assert "counts as a guess among four choices" in html
+    body = ann.get("/api/v1/progress").json()
+    assert body["exams"] == {"attempts": 0, "scores": []}
+    assert body["readiness"][0]["expected_percent"] == 25
+
+
+@pytest.mark.parametrize("history", [1, 12])
+def test_dashboard_and_home_queries_do_not_grow_with_the_history(app, ann, seeded, history):
+    """The same statements for a short history as for a long one: answers, exams, notes read."""
+    user_id = _learner_id(seeded)
+    for n in range(history * 5):
         answer(seeded, user_id, str(n % 7 + 1), n % 3 == 0, T0 - timedelta(days=n))
+    for n in range(history):
+        _sit_exam(seeded, user_id, T0 - timedelta(days=n, hours=3), right=n % 7)
+    ann.post("/notes/tensorrt-note-2/read")
     import_long_set(seeded, "bulk", 40)
-    for path in ("/progress", "/api/v1/progress"):
+    # the home page reads the catalogue too (tests keep no content cache) and what is due
+    for path, expected in (("/progress", 8), ("/api/v1/progress", 8), ("/", 6)):
         ann.get(path)  # the viewer is remembered for a moment, as between clicks
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
-        assert len(statements) == 4, (path, statements)
+        assert len(statements) == expected, (path, statements)
 
 
 def test_deleting_the_account_deletes_its_answers_and_cards(seeded, make_user):

@@ -1,0 +1,92 @@
+"""What a learner's exams add to their progress: the score history and their exported data.
+
+Progress cannot import exams (exams import progress), so it asks through `ExamRecords`,
+which the application wires to `RECORDS` here.
+"""
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from app.exams.models import Attempt
+from app.progress.read_models import ExamHistory, ExamRecords, ExamScore
+
+_FINISHED = Attempt.status.in_(("submitted", "expired"))
+
+
+def _duration(session: Session) -> Any:
+    """Seconds from an attempt's start to its submission, in SQL."""
+    if session.get_bind().dialect.name == "postgresql":
+        return func.extract("epoch", Attempt.submitted_at - Attempt.started_at)
+    return (func.julianday(Attempt.submitted_at) - func.julianday(Attempt.started_at)) * 86400
+
+
+class AttemptRecords:
+    """A learner's finished attempts, read for the progress dashboard and the data export."""
+
+    def history(self, session: Session, user_id: int, limit: int) -> ExamHistory:
+        """Return the latest `limit` scores (oldest first), the count and the time spent."""
+        mine = (Attempt.user_id == user_id, _FINISHED, Attempt.percent.is_not(None))
+        rows = session.execute(
+            select(
+                Attempt.id,
+                Attempt.title,
+                Attempt.submitted_at,
+                Attempt.percent,
+                Attempt.pass_mark,
+                Attempt.passed,
+            )
+            .where(*mine)
+            .order_by(Attempt.submitted_at.desc(), Attempt.id.desc())
+            .limit(limit)
+        ).all()
+        count, seconds = session.execute(
+            select(func.count(), func.coalesce(func.sum(_duration(session)), 0.0)).where(*mine)
+        ).one()
+        scores = tuple(
+            ExamScore(aid, title, at, percent, mark, bool(passed))
+            for aid, title, at, percent, mark, passed in reversed(rows)
+            if at is not None and percent is not None  # a finished attempt has both
+        )
+        return ExamHistory(scores, count, max(0.0, round(float(seconds), 1)))
+
+    def export(self, session: Session, user_id: int) -> list[dict[str, Any]]:
+        """Return every attempt of the learner with what they chose in it."""
+        attempts = session.scalars(
+            select(Attempt)
+            .options(selectinload(Attempt.items))
+            .where(Attempt.user_id == user_id)
+            .order_by(Attempt.started_at, Attempt.id)
+        )
+        return [
+            {
+                "id": a.id,
+                "title": a.title,
+                "mode": a.mode,
+                "status": a.status,
+                "started_at": a.started_at.isoformat(),
+                "deadline_at": a.deadline_at.isoformat() if a.deadline_at else None,
+                "submitted_at": a.submitted_at.isoformat() if a.submitted_at else None,
+                "percent": a.percent,
+                "pass_mark": a.pass_mark,
+                "passed": a.passed,
+                "items": [
+                    {
+                        "position": i.position,
+                        "question_id": i.question_id,
+                        "stem": i.snapshot.get("stem_md"),
+                        "selected_ids": list(i.selected_ids),
+                        "flagged": i.flagged,
+                        "answered_at": i.answered_at.isoformat() if i.answered_at else None,
+                        "correct": i.is_correct,
+                        "points": i.points,
+                    }
+                    for i in a.items
+                ],
+            }
+            for a in attempts
+        ]
+
+
+RECORDS: ExamRecords = AttemptRecords()
