@@ -6,7 +6,7 @@ from sqlalchemy import Select, bindparam, func, select, tuple_
 from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 
 from app.content.errors import NotFound
-from app.content.markdown import excerpt, render, render_inline, split_sections
+from app.content.markdown import excerpt, render, render_inline, render_note
 from app.content.models import (
     Choice,
     Note,
@@ -321,20 +321,27 @@ def note(session: Session, slug: str) -> NoteView:
         linked.setdefault(section_id, []).append(
             LinkedQuestion(qid, render_inline(stem), origin, score)
         )
+    rendered = render_note(found.body_md)
     sections = tuple(
-        SectionView(s.anchor, s.heading, s.level, render(s.body_md), tuple(linked.get(s.id, ())))
+        SectionView(
+            s.anchor,
+            s.heading,
+            s.level,
+            rendered.sections.get(s.anchor, render(s.body_md)),
+            tuple(linked.get(s.id, ())),
+        )
         for s in found.sections
     )
-    intro = split_sections(found.body_md).intro
     return NoteView(
         slug=found.slug,
         title=found.title,
         author=found.author,
         source_url=_web_url(found.source),
         topic=_ref(found.topic),
-        intro_html=render(intro) if intro else "",
+        intro_html=rendered.intro,
         markdown=found.body_md,
         sections=sections,
+        footnotes_html=rendered.footnotes,
     )
 
 

@@ -155,6 +155,7 @@ class NoteView:
     intro_html: str
     markdown: str
     sections: tuple[SectionView, ...]
+    footnotes_html: str = ""
 
 
 @dataclass(frozen=True)
