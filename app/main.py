@@ -18,6 +18,7 @@ from app.accounts import routes as accounts_routes
 from app.accounts.dependencies import RecentViewers, load_viewer
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
+from app.content import report_routes
 from app.content import routes as content_routes
 from app.content.service import current_version
 from app.db import Database, utcnow
@@ -104,6 +105,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.include_router(progress_api.router)
     app.include_router(exam_api.router)
     app.include_router(search_api.router)
+    app.include_router(report_routes.router)
     app.include_router(accounts_routes.router)
     app.include_router(accounts_api.router)
     app.include_router(importer_routes.router)

@@ -3,8 +3,9 @@
 from collections import Counter
 
 from sqlalchemy import Select, bindparam, func, select, tuple_
-from sqlalchemy.orm import Session, aliased, joinedload, selectinload
+from sqlalchemy.orm import Session, aliased, joinedload
 
+from app.content.errata import ProblemReport, open_errata_column, unpack_errata
 from app.content.errors import NotFound
 from app.content.markdown import excerpt, render, render_inline, render_note
 from app.content.models import (
@@ -297,12 +298,23 @@ def question_set(session: Session, slug: str, page: int = 1) -> SetView:
 def note(session: Session, slug: str) -> NoteView:
     """Gather a note, its sections rendered, and the questions each section teaches."""
     found = session.scalars(
-        select(Note)
-        .options(joinedload(Note.topic), selectinload(Note.sections))
-        .where(Note.slug == slug)
+        select(Note).options(joinedload(Note.topic)).where(Note.slug == slug)
     ).one_or_none()
     if found is None:
         raise NotFound(f"There is no note called “{slug}”.")
+    errata = open_errata_column(ProblemReport.section_id == NoteSection.id)
+    stored = session.execute(
+        select(
+            NoteSection.id,
+            NoteSection.anchor,
+            NoteSection.heading,
+            NoteSection.level,
+            NoteSection.body_md,
+            errata,
+        )
+        .where(NoteSection.note_id == found.id)
+        .order_by(NoteSection.position)
+    ).all()
     rows = session.execute(
         select(
             QuestionNoteLink.section_id,
@@ -324,13 +336,15 @@ def note(session: Session, slug: str) -> NoteView:
     rendered = render_note(found.body_md)
     sections = tuple(
         SectionView(
-            s.anchor,
-            s.heading,
-            s.level,
-            rendered.sections.get(s.anchor, render(s.body_md)),
-            tuple(linked.get(s.id, ())),
+            anchor,
+            heading,
+            level,
+            rendered.sections.get(anchor, render(body)),
+            tuple(linked.get(section_id, ())),
+            section_id,
+            unpack_errata(packed),
         )
-        for s in found.sections
+        for section_id, anchor, heading, level, body, packed in stored
     )
     return NoteView(
         slug=found.slug,
@@ -374,6 +388,7 @@ def question(session: Session, question_id: int) -> QuestionView:
         links=_note_links(session, found.id),
         previous_id=found.previous_id,
         next_id=found.next_id,
+        errata=unpack_errata(found.errata),
     )
 
 
@@ -413,6 +428,7 @@ def _question_rows() -> Select:
             next_id.label("next_id"),
             select(func.count()).where(in_set, before).scalar_subquery().label("before"),
             select(func.count()).where(in_set).scalar_subquery().label("total"),
+            open_errata_column(ProblemReport.question_id == q.id).label("errata"),
         )
         .join(QuestionSet, q.set_id == QuestionSet.id)
         .outerjoin(Topic, q.topic_id == Topic.id)
@@ -443,6 +459,7 @@ _NOTE_LINKS = (
         NoteSection.heading,
         QuestionNoteLink.origin,
         QuestionNoteLink.score,
+        NoteSection.id,
         NoteSection.body_md,
     )
     .select_from(QuestionNoteLink)
@@ -455,7 +472,7 @@ _NOTE_LINKS = (
 
 def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
     rows = session.execute(_NOTE_LINKS, {"question_id": question_id}).all()
-    return tuple(NoteLink(*row[:-1], excerpt=excerpt(row[-1])) for row in rows)
+    return tuple(NoteLink(*row[:-2], excerpt=excerpt(row[-1]), section_id=row[-2]) for row in rows)
 
 
 def questions_page(

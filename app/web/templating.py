@@ -64,6 +64,12 @@ FLASH = {
     "account-deleted": "Your account and everything in it were deleted.",
     "token-revoked": "The token was revoked; scripts using it can no longer sign in.",
     "role-changed": "The role was changed.",
+    "reported": "Thank you: your report was sent to the authors.",
+    "report-resolved": "The report was resolved.",
+    "erratum-shown": "The report is now shown on its content as an erratum.",
+    "erratum-hidden": "The erratum is no longer shown on its content.",
+    "link-confirmed": "The link was confirmed: it stays whatever the similarity scores say.",
+    "link-rejected": "The link was rejected: it will not be suggested again.",
 }
 
 

@@ -1,0 +1,88 @@
+"""link decisions and problem reports: authors' word on suggested links; errata
+
+New tables only: the content tables keep their search triggers (a batch ALTER on SQLite
+would copy them and drop the triggers).
+
+Revision ID: 0011
+Revises: 0009
+Create Date: 2026-12-03 09:30:00
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+
+revision: str = '0011'
+down_revision: str | None = '0009'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table('link_decision',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('question_id', sa.Integer(), nullable=False),
+    sa.Column('section_id', sa.Integer(), nullable=False),
+    sa.Column('decision', sa.String(length=10), nullable=False),
+    sa.Column('decided_by_id', sa.Integer(), nullable=True),
+    sa.Column('decided_at', sa.DateTime(timezone=True), nullable=False),
+    sa.CheckConstraint("decision IN ('confirmed', 'rejected')", name=op.f('ck_link_decision_decision')),
+    sa.ForeignKeyConstraint(['decided_by_id'], ['user_account.id'], name=op.f('fk_link_decision_decided_by_id_user_account'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['question_id'], ['question.id'], name=op.f('fk_link_decision_question_id_question'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['section_id'], ['note_section.id'], name=op.f('fk_link_decision_section_id_note_section'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_link_decision')),
+    sa.UniqueConstraint('question_id', 'section_id', name=op.f('uq_link_decision_question_id_section_id'))
+    )
+    with op.batch_alter_table('link_decision', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_link_decision_decided_by_id'), ['decided_by_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_link_decision_section_id'), ['section_id'], unique=False)
+
+    op.create_table('problem_report',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('question_id', sa.Integer(), nullable=True),
+    sa.Column('section_id', sa.Integer(), nullable=True),
+    sa.Column('kind', sa.String(length=20), nullable=False),
+    sa.Column('text', sa.Text(), nullable=False),
+    sa.Column('erratum', sa.Boolean(), nullable=False),
+    sa.Column('status', sa.String(length=10), nullable=False),
+    sa.Column('reporter_id', sa.Integer(), nullable=True),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('resolution', sa.Text(), nullable=False),
+    sa.Column('resolved_by_id', sa.Integer(), nullable=True),
+    sa.Column('resolved_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('source_key', sa.String(length=64), nullable=True),
+    sa.CheckConstraint("kind IN ('wrong-answer', 'typo', 'outdated', 'other')", name=op.f('ck_problem_report_kind')),
+    sa.CheckConstraint("status IN ('open', 'resolved')", name=op.f('ck_problem_report_status')),
+    sa.CheckConstraint('(question_id IS NULL) <> (section_id IS NULL)', name=op.f('ck_problem_report_one_target')),
+    sa.ForeignKeyConstraint(['question_id'], ['question.id'], name=op.f('fk_problem_report_question_id_question'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['reporter_id'], ['user_account.id'], name=op.f('fk_problem_report_reporter_id_user_account'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['resolved_by_id'], ['user_account.id'], name=op.f('fk_problem_report_resolved_by_id_user_account'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['section_id'], ['note_section.id'], name=op.f('fk_problem_report_section_id_note_section'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_problem_report')),
+    sa.UniqueConstraint('source_key', name=op.f('uq_problem_report_source_key'))
+    )
+    with op.batch_alter_table('problem_report', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_problem_report_question_id'), ['question_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_problem_report_reporter_id'), ['reporter_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_problem_report_resolved_by_id'), ['resolved_by_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_problem_report_section_id'), ['section_id'], unique=False)
+        batch_op.create_index('ix_problem_report_status_created_at', ['status', 'created_at'], unique=False)
+
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('problem_report', schema=None) as batch_op:
+        batch_op.drop_index('ix_problem_report_status_created_at')
+        batch_op.drop_index(batch_op.f('ix_problem_report_section_id'))
+        batch_op.drop_index(batch_op.f('ix_problem_report_resolved_by_id'))
+        batch_op.drop_index(batch_op.f('ix_problem_report_reporter_id'))
+        batch_op.drop_index(batch_op.f('ix_problem_report_question_id'))
+
+    op.drop_table('problem_report')
+    with op.batch_alter_table('link_decision', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_link_decision_section_id'))
+        batch_op.drop_index(batch_op.f('ix_link_decision_decided_by_id'))
+
+    op.drop_table('link_decision')
