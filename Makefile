@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-test lint e2e bench bench-library screenshots clean
+.PHONY: run test install install-test lint e2e bench bench-library bench-search screenshots clean
 
 $(BIN)/studyhall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ bench: install-test
 # Generates a 50,000-question library in a temporary folder and measures import and pages.
 bench-library: install-test
 	$(BIN)/python bench/library_run.py
+
+# Generates 50,000 questions and 5,000 note sections and loads /search and /api/v1/search.
+bench-search: install-test
+	$(BIN)/python bench/search_run.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -41,6 +41,7 @@ from app.web.static import mount_static
 from app.web.templating import bind_routes
 
 log = logging.getLogger("studyhall")
+SEARCH_CACHE_ENTRIES = 512  # a search's results with their snippets: 5 to 20 KB
 
 
 def create_served_app() -> FastAPI:
@@ -82,6 +83,12 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.settings = settings
     app.state.db = db
     app.state.cache = ContentCache(db, settings.content_cache_seconds, current_version)
+    # Search results: as public as the content and as fresh; its own cache, so a stream of
+    # one-off queries cannot push questions and notes out of the other.
+    app.state.search_cache = ContentCache(
+        db, settings.content_cache_seconds, current_version, max_entries=SEARCH_CACHE_ENTRIES
+    )
+    app.state.cache.followers.append(app.state.search_cache)  # a write here clears both
     app.state.load_viewer = load_viewer  # error pages show who is logged in
     app.state.clock = utcnow  # what is due for review is measured by it; tests set their own
     app.state.learner_status = progress_routes.learner_status  # the home page's review count

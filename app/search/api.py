@@ -31,7 +31,9 @@ async def search(params: SearchParamsDep, results: SearchResultsDep) -> dict[str
         "topic": results.topic,
         "type": params.type,
         "note_total": results.note_total,
+        "note_total_exact": results.note_total_exact,
         "notes": results.notes,
         "question_total": results.question_total,
+        "question_total_exact": results.question_total_exact,
         "questions": results.questions,
     }

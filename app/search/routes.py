@@ -6,6 +6,7 @@ from fastapi.responses import HTMLResponse
 from app.accounts.dependencies import load_viewer
 from app.content import queries as content_queries
 from app.search.dependencies import SearchParamsDep, SearchResultsDep
+from app.search.queries import CANDIDATES
 from app.web.dependencies import CacheDep
 from app.web.templating import render
 
@@ -18,5 +19,5 @@ async def search_page(
 ) -> HTMLResponse:
     """Search notes and questions, with the matched words highlighted."""
     topics = await cache.get("topics", content_queries.topics_list)
-    context = {"params": params, "results": results, "topics": topics}
+    context = {"params": params, "results": results, "topics": topics, "candidates": CANDIDATES}
     return render(request, "search/search.html", context)

@@ -1,7 +1,10 @@
 """link decisions and problem reports: authors' word on suggested links; errata
 
 New tables only: the content tables keep their search triggers (a batch ALTER on SQLite
-would copy them and drop the triggers).
+would copy them and drop the triggers). On SQLite the search index is built again with
+prefix indexes for prefixes of 2 to 4 characters, so `ten*` reads one list of postings
+instead of joining those of every word it begins (the triggers that fill the index are on
+the content tables and stay as they are).
 
 Revision ID: 0011
 Revises: 0009
@@ -20,7 +23,32 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
+FTS_COLUMNS = "title, body, tokenize = 'porter unicode61 remove_diacritics 2'"
+FILL_INDEX = (
+    """
+    INSERT INTO search_index (rowid, title, body)
+    SELECT q.id * 2, q.stem_md,
+           coalesce((SELECT group_concat(text_md, char(10))
+                     FROM (SELECT text_md FROM choice
+                           WHERE question_id = q.id ORDER BY position)), '')
+           || char(10) || q.explanation_md
+    FROM question AS q
+    """,
+    "INSERT INTO search_index (rowid, title, body)"
+    " SELECT s.id * 2 + 1, s.heading, s.body_md FROM note_section AS s",
+)
+
+
+def _rebuild_sqlite_index(options: str) -> None:
+    op.execute("DROP TABLE search_index")
+    op.execute(f"CREATE VIRTUAL TABLE search_index USING fts5({FTS_COLUMNS}{options})")
+    for statement in FILL_INDEX:
+        op.execute(statement)
+
+
 def upgrade() -> None:
+    if op.get_bind().dialect.name == 'sqlite':
+        _rebuild_sqlite_index(", prefix = '2 3 4'")
     op.create_table('link_decision',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('question_id', sa.Integer(), nullable=False),
@@ -86,3 +114,5 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_link_decision_decided_by_id'))
 
     op.drop_table('link_decision')
+    if op.get_bind().dialect.name == 'sqlite':
+        _rebuild_sqlite_index("")
