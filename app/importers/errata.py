@@ -48,9 +48,9 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         raise ImportRefused(file, first_line_with(text, unknown[0]), f"unknown key {unknown[0]!r}")
     entries = data.get("errata", [])
     if not isinstance(entries, list):
-        raise ImportRefused(
-            file, first_line_with(text, "errata"), "errata must be [[errata]] tables"
-        )
+        found = re.search(r"^[ \t]*errata\b", text, re.MULTILINE)
+        line = line_at(text, found.start()) if found else 1
+        raise ImportRefused(file, line, "errata must be [[errata]] tables")
     lines = [line_at(text, match.start()) for match in _ENTRY.finditer(text)]
     bundle = Bundle(
         errata=[

@@ -301,7 +301,8 @@ def test_parse_document_takes_a_format_and_refuses_an_unknown_one():
     with pytest.raises(ImportRefused) as caught:
         parse_document(NOTE_SEED.read_bytes(), "n.txt", "xml")
     assert (
-        str(caught.value) == "n.txt:1: unknown format 'xml'; choose one of json, catalog, qa, note, errata"
+        str(caught.value)
+        == "n.txt:1: unknown format 'xml'; choose one of json, catalog, qa, note, errata"
     )
 
 
