@@ -1,12 +1,16 @@
 """The index's own query languages: SQLite FTS5 and PostgreSQL full-text search.
 
-Each group is found in three short steps: one page of matching rows, best first; how many
-match (counted up to TOTAL_CAP); then the highlighted title and snippet of that page's rows.
+Each group is found in short steps: one page of matching rows, best first; how many match
+(counted up to TOTAL_CAP); the highlighted title and snippet of that page's rows.
 
 On SQLite, ranking is what costs: bm25() runs once per row it ranks, about 1.6 µs a row, so
 a word found in 50,000 questions took 80 ms to rank whole. The page is therefore the best of
 the first CANDIDATES matches (in the index's order); a query matching fewer is ranked whole,
 and one matching more is too broad for its order to mean much: a second word narrows it.
+Each kind of row is a range of the index, so a kind is read alone: the first matches' row
+ids (which also count them) give the range the candidates fill, and one ranked query over
+that range returns the page with its highlights (FTS5 sorts by rank and keeps each row's
+matches, so highlighting the page reads nothing again).
 """
 
 import re
@@ -17,6 +21,7 @@ from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
 from app.content.read_models import TopicRef
+from app.search.models import SECTION_ROWS
 from app.search.read_models import NoteHit, QuestionHit
 from app.search.terms import START, STOP, Term, marked_html
 
@@ -59,8 +64,7 @@ class Backend:
         self, session: Session, terms: Sequence[Term], topics: list[int] | None, limit: int
     ) -> tuple[tuple[QuestionHit, ...], int]:
         """Return one page of matching questions, best first, and how many match."""
-        rows, total = self._page(session, terms, "question", topics, limit)
-        hits = self._highlighted(session, terms, "question", rows)
+        hits, total = self._found(session, terms, "question", topics, limit)
         return tuple(
             QuestionHit(qid, set_slug, title, snippet, _topic(ts, tt))
             for qid, set_slug, ts, tt, title, snippet in hits
@@ -70,12 +74,23 @@ class Backend:
         self, session: Session, terms: Sequence[Term], topics: list[int] | None, limit: int
     ) -> tuple[tuple[NoteHit, ...], int]:
         """Return one page of matching note sections, best first, and how many match."""
-        rows, total = self._page(session, terms, "section", topics, limit)
-        hits = self._highlighted(session, terms, "section", rows)
+        hits, total = self._found(session, terms, "section", topics, limit)
         return tuple(
             NoteHit(slug, note_title, anchor, heading, snippet, _topic(ts, tt))
             for slug, note_title, anchor, ts, tt, heading, snippet in hits
         ), total
+
+    def _found(
+        self,
+        session: Session,
+        terms: Sequence[Term],
+        kind: str,
+        topics: list[int] | None,
+        limit: int,
+    ) -> tuple[list[tuple[Any, ...]], int]:
+        """One page of highlighted rows of a kind, best first, and how many match."""
+        rows, total = self._page(session, terms, kind, topics, limit)
+        return self._highlighted(session, terms, kind, rows), total
 
     def _page(
         self,
@@ -122,10 +137,15 @@ class Backend:
         sql = self.highlight_sql.format(join=self._join(kind, self.highlight_row), columns=columns)
         statement = text(sql).bindparams(bindparam("rows", expanding=True))
         found = {
-            row[0]: (*row[1:-2], marked_html(row[-2] or ""), marked_html(row[-1] or ""))
+            row[0]: _marked(row)
             for row in session.execute(statement, {**self.params(terms), "rows": rows})
         }
         return [found[row] for row in rows if row in found]
+
+
+def _marked(row: Any) -> tuple[Any, ...]:
+    """A highlighted row without its index id: its columns, then title and snippet as HTML."""
+    return (*row[1:-2], marked_html(row[-2] or ""), marked_html(row[-1] or ""))
 
 
 class SQLiteBackend(Backend):
@@ -154,12 +174,49 @@ class SQLiteBackend(Backend):
         FROM search_index {join}
         WHERE search_index MATCH :match AND search_index.rowid IN :rows
     """
+    first_rows_sql = """
+        SELECT search_index.rowid FROM search_index
+        WHERE search_index MATCH :match AND {kind}
+        LIMIT :cap + 1
+    """
+    # FTS5 consumes ORDER BY rank itself: it ranks the range, then reads the page's rows
+    # (with their matches, for highlighting) from its sorter.
+    ranked_sql = """
+        SELECT search_index.rowid, {columns},
+               highlight(search_index, 0, :start, :stop),
+               snippet(search_index, 1, :start, :stop, '…', :words)
+        FROM search_index {join}
+        WHERE search_index MATCH :match AND rank MATCH 'bm25(3.0, 1.0)'
+          AND search_index.rowid BETWEEN :low AND :high
+        ORDER BY rank
+        LIMIT :limit
+    """
     page_row = highlight_row = "search_index.rowid"
-    question_kind = "search_index.rowid % 2 = 0"
-    section_kind = "search_index.rowid % 2 = 1"
+    question_kind = f"search_index.rowid < {SECTION_ROWS}"
+    section_kind = f"search_index.rowid >= {SECTION_ROWS}"
 
     def content_id(self, kind: str, row: str) -> str:
-        return f"{row} / 2"
+        return row if kind == "question" else f"{row} - {SECTION_ROWS}"
+
+    def _found(
+        self,
+        session: Session,
+        terms: Sequence[Term],
+        kind: str,
+        topics: list[int] | None,
+        limit: int,
+    ) -> tuple[list[tuple[Any, ...]], int]:
+        """Without a topic: the first matches' ids, then one ranked, highlighted query."""
+        if topics is not None:  # the topic is in other tables: rank what passes the join
+            return super()._found(session, terms, kind, topics, limit)
+        params = {**self.params(terms), "limit": limit, "cap": TOTAL_CAP}
+        ids = session.scalars(self._statement(self.first_rows_sql, kind, None), params).all()
+        if not ids:
+            return [], 0
+        columns = _QUESTION_COLUMNS if kind == "question" else _SECTION_COLUMNS
+        sql = self.ranked_sql.format(join=self._join(kind, "search_index.rowid"), columns=columns)
+        params |= {"low": ids[0], "high": ids[min(len(ids), CANDIDATES) - 1]}
+        return [_marked(row) for row in session.execute(text(sql), params)], len(ids)
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
         return {

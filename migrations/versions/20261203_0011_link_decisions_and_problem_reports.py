@@ -3,8 +3,9 @@
 New tables only: the content tables keep their search triggers (a batch ALTER on SQLite
 would copy them and drop the triggers). On SQLite the search index is built again with
 prefix indexes for prefixes of 2 to 4 characters, so `ten*` reads one list of postings
-instead of joining those of every word it begins (the triggers that fill the index are on
-the content tables and stay as they are).
+instead of joining those of every word it begins, and with questions and note sections in
+two ranges of rows, so a search of one kind reads that kind's rows alone (its triggers are
+written again for the new rows).
 
 Revision ID: 0011
 Revises: 0009
@@ -23,32 +24,88 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
+# --- SQLite search index -------------------------------------------------------------------
+# Rows move from 2 * id (questions) and 2 * id + 1 (sections) to id and SECTION_ROWS + id, so
+# each kind is a range the index reads alone; and prefixes of 2 to 4 characters get prefix
+# indexes. The triggers (on the content tables) are written again for the new rows.
+SECTION_ROWS = 1 << 40
 FTS_COLUMNS = "title, body, tokenize = 'porter unicode61 remove_diacritics 2'"
-FILL_INDEX = (
-    """
+QUESTION_ROW = """
     INSERT INTO search_index (rowid, title, body)
-    SELECT q.id * 2, q.stem_md,
+    SELECT {row}, q.stem_md,
            coalesce((SELECT group_concat(text_md, char(10))
                      FROM (SELECT text_md FROM choice
                            WHERE question_id = q.id ORDER BY position)), '')
            || char(10) || q.explanation_md
-    FROM question AS q
-    """,
-    "INSERT INTO search_index (rowid, title, body)"
-    " SELECT s.id * 2 + 1, s.heading, s.body_md FROM note_section AS s",
-)
+    FROM question AS q WHERE {where}
+"""
+SECTION_ROW = """
+    INSERT INTO search_index (rowid, title, body)
+    SELECT {row}, s.heading, s.body_md FROM note_section AS s WHERE {where}
+"""
+NEW_ROWS = ("{id}", f"{SECTION_ROWS} + {{id}}")  # question row, section row of an id
+OLD_ROWS = ("{id} * 2", "{id} * 2 + 1")
 
 
-def _rebuild_sqlite_index(options: str) -> None:
+def _triggers(rows: tuple[str, str]) -> dict[str, tuple[str, str]]:
+    """The index's triggers (name: when, body) for a way of numbering its rows."""
+    question, section = rows
+
+    def question_again(qid: str) -> str:
+        row = question.format(id=qid)
+        insert = QUESTION_ROW.format(row=question.format(id="q.id"), where=f"q.id = {qid}")
+        return f"DELETE FROM search_index WHERE rowid = {row};{insert};"
+
+    def section_again(sid: str) -> str:
+        row = section.format(id=sid)
+        insert = SECTION_ROW.format(row=section.format(id="s.id"), where=f"s.id = {sid}")
+        return f"DELETE FROM search_index WHERE rowid = {row};{insert};"
+
+    return {
+        "search_question_insert": ("AFTER INSERT ON question", question_again("new.id")),
+        "search_question_update": (
+            "AFTER UPDATE OF stem_md, explanation_md ON question", question_again("new.id")
+        ),
+        "search_question_delete": (
+            "AFTER DELETE ON question",
+            f"DELETE FROM search_index WHERE rowid = {question.format(id='old.id')};",
+        ),
+        "search_choice_insert": ("AFTER INSERT ON choice", question_again("new.question_id")),
+        "search_choice_update": (
+            "AFTER UPDATE OF question_id, position, text_md ON choice",
+            question_again("new.question_id"),
+        ),
+        "search_choice_move": (
+            "AFTER UPDATE OF question_id ON choice WHEN old.question_id <> new.question_id",
+            question_again("old.question_id"),
+        ),
+        "search_choice_delete": ("AFTER DELETE ON choice", question_again("old.question_id")),
+        "search_section_insert": ("AFTER INSERT ON note_section", section_again("new.id")),
+        "search_section_update": (
+            "AFTER UPDATE OF heading, body_md ON note_section", section_again("new.id")
+        ),
+        "search_section_delete": (
+            "AFTER DELETE ON note_section",
+            f"DELETE FROM search_index WHERE rowid = {section.format(id='old.id')};",
+        ),
+    }
+
+
+def _rebuild_sqlite_index(rows: tuple[str, str], options: str) -> None:
+    """Build the index again with its rows numbered `rows`, and the triggers that fill it."""
+    for name in _triggers(rows):
+        op.execute(f"DROP TRIGGER IF EXISTS {name}")
     op.execute("DROP TABLE search_index")
     op.execute(f"CREATE VIRTUAL TABLE search_index USING fts5({FTS_COLUMNS}{options})")
-    for statement in FILL_INDEX:
-        op.execute(statement)
+    for name, (when, body) in _triggers(rows).items():
+        op.execute(f"CREATE TRIGGER {name} {when} BEGIN {body} END")
+    op.execute(QUESTION_ROW.format(row=rows[0].format(id="q.id"), where="1"))
+    op.execute(SECTION_ROW.format(row=rows[1].format(id="s.id"), where="1"))
 
 
 def upgrade() -> None:
     if op.get_bind().dialect.name == 'sqlite':
-        _rebuild_sqlite_index(", prefix = '2 3 4'")
+        _rebuild_sqlite_index(NEW_ROWS, ", prefix = '2 3 4'")
     op.create_table('link_decision',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('question_id', sa.Integer(), nullable=False),
@@ -115,4 +172,4 @@ def downgrade() -> None:
 
     op.drop_table('link_decision')
     if op.get_bind().dialect.name == 'sqlite':
-        _rebuild_sqlite_index("")
+        _rebuild_sqlite_index(OLD_ROWS, "")
