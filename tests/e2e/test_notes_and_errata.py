@@ -88,6 +88,14 @@ def test_a_learner_reports_a_problem_and_an_author_resolves_it(
 
     desk = new_context().new_page()
     log_in(desk, author)
+    desk.goto(question_url)  # authors see the question's note links, to decide on suggestions
+    expect(
+        desk.get_by_role("heading", name="Note sections linked to this question")
+    ).to_be_visible()
+    assert_accessible(desk, "question, as an author")
+    desk.goto(NOTE_PATH)
+    expect(desk.get_by_role("button", name=re.compile("^Confirm")).first).to_be_visible()
+    assert_accessible(desk, "note, as an author")
     nav(desk).get_by_role("link", name="Reports").click()
     expect(desk.get_by_role("heading", level=1)).to_have_text("Problem reports")
     assert_accessible(desk, "the queue")
