@@ -42,6 +42,7 @@ from app.web.templating import bind_routes
 
 log = logging.getLogger("studyhall")
 SEARCH_CACHE_ENTRIES = 512  # a search's results with their snippets: 5 to 20 KB
+SEARCH_CACHE_SECONDS = 60.0  # kept results are refreshed this often (when the cache is on)
 
 
 def create_served_app() -> FastAPI:
@@ -84,9 +85,12 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.db = db
     app.state.cache = ContentCache(db, settings.content_cache_seconds, current_version)
     # Search results: as public as the content and as fresh; its own cache, so a stream of
-    # one-off queries cannot push questions and notes out of the other.
+    # one-off queries cannot push questions and notes out of the other. The content version
+    # empties it within a second of any change, so its entries need no early refresh: each
+    # one costs a search, some of them tens of milliseconds.
+    search_seconds = SEARCH_CACHE_SECONDS if settings.content_cache_seconds > 0 else 0
     app.state.search_cache = ContentCache(
-        db, settings.content_cache_seconds, current_version, max_entries=SEARCH_CACHE_ENTRIES
+        db, search_seconds, current_version, max_entries=SEARCH_CACHE_ENTRIES
     )
     app.state.cache.followers.append(app.state.search_cache)  # a write here clears both
     app.state.load_viewer = load_viewer  # error pages show who is logged in

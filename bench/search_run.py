@@ -199,6 +199,15 @@ def section(
                 f"| {name} | {connections} | {r.rps:,.0f} | {r.ratio:.2f}"
                 f" | {p50[len(p50) // 2]:.2f} | {r.p99_ms:.2f} | {goal}{errors} |"
             )
+    floor = "; ".join(
+        f"{summarise(results, 'bare', c).p99_ms:.2f} ms at {c} connections" for c in CONNECTIONS
+    )
+    lines += [
+        "",
+        f"The floor the machine set in this run, bare's median p99: {floor}. The machine's",
+        "two cores are shared with wrk and with whatever else runs on it: when bare's own p99",
+        "is near the goal, the search rows' p99 says more about the machine than about search.",
+    ]
     return "\n".join([*lines, ""]) + "\n"
 
 
