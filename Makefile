@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-test lint e2e bench bench-library bench-progress screenshots clean
+.PHONY: run test install install-test lint e2e bench bench-library bench-progress bench-search screenshots clean
 
 $(BIN)/studyhall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,10 @@ bench-library: install-test
 # 1,000 learners and 1,000,000 answers: /progress and the logged-in home page against bare.
 bench-progress: install-test
 	$(BIN)/python bench/progress_run.py
+
+# Generates 50,000 questions and 5,000 note sections and loads /search and /api/v1/search.
+bench-search: install-test
+	$(BIN)/python bench/search_run.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

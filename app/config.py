@@ -64,7 +64,10 @@ class Settings(BaseSettings):
         default=20, ge=1, description="Failed log-ins and sign-ups allowed per client address."
     )
     rate_limit_window_minutes: int = Field(
-        default=15, ge=1, description="The window the two limits above count in."
+        default=15, ge=1, description="The window the rate limits count in."
+    )
+    report_limit: int = Field(
+        default=10, ge=1, description="Problem reports one account may send in the window."
     )
     exam_grace_seconds: int = Field(
         default=30,

@@ -19,6 +19,7 @@ from app.accounts import routes as accounts_routes
 from app.accounts.dependencies import RecentViewers, load_viewer
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
+from app.content import report_routes
 from app.content import routes as content_routes
 from app.content.service import current_version
 from app.db import Database, utcnow
@@ -43,6 +44,8 @@ from app.web.static import mount_static
 from app.web.templating import bind_routes
 
 log = logging.getLogger("studyhall")
+SEARCH_CACHE_ENTRIES = 512  # a search's results with their snippets: 5 to 20 KB
+SEARCH_CACHE_SECONDS = 60.0  # kept results are refreshed this often (when the cache is on)
 
 
 def create_served_app() -> FastAPI:
@@ -84,6 +87,15 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.settings = settings
     app.state.db = db
     app.state.cache = ContentCache(db, settings.content_cache_seconds, current_version)
+    # Search results: as public as the content and as fresh; its own cache, so a stream of
+    # one-off queries cannot push questions and notes out of the other. The content version
+    # empties it within a second of any change, so its entries need no early refresh: each
+    # one costs a search, some of them tens of milliseconds.
+    search_seconds = SEARCH_CACHE_SECONDS if settings.content_cache_seconds > 0 else 0
+    app.state.search_cache = ContentCache(
+        db, search_seconds, current_version, max_entries=SEARCH_CACHE_ENTRIES
+    )
+    app.state.cache.followers.append(app.state.search_cache)  # a write here clears both
     app.state.load_viewer = load_viewer  # error pages show who is logged in
     app.state.clock = utcnow  # what is due for review is measured by it; tests set their own
     app.state.learner_status = progress_routes.learner_status  # the home page's review count
@@ -113,6 +125,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.include_router(search_routes.router)
     app.include_router(content_api.router)
     app.include_router(search_api.router)
+    app.include_router(report_routes.router)
     app.include_router(accounts_routes.router)
     app.include_router(accounts_api.router)
     app.include_router(importer_routes.router)

@@ -2,9 +2,11 @@
 
 from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
 from app.content.blueprints import ExamBlueprint
+from app.content.errata import ProblemReport
 from app.content.models import (
     Choice,
     ContentVersion,
+    LinkDecision,
     Note,
     NoteSection,
     Question,
@@ -22,6 +24,8 @@ __all__ = [
     "Attempt",
     "AttemptItem",
     "ExamBlueprint",
+    "LinkDecision",
+    "ProblemReport",
     "Base",
     "NoteRead",
     "PracticeAnswer",

@@ -1,6 +1,6 @@
 """Write a large content library in the JSON export format, for the library benchmark.
 
-    python bench/library.py OUT_DIR [--questions 50000] [--seed 1]
+    python bench/library.py OUT_DIR [--questions 50000] [--notes 200] [--seed 1]
 
 writes OUT_DIR/library.json (by default 50 sets of 1,000 questions, 20 topics, 200 notes of
 about ten sections; about 70 MB) and OUT_DIR/add-20.json (20 new questions in a set of their
@@ -115,8 +115,8 @@ def note(writer: Writer, number: int, topic: str, index: int) -> dict[str, Any]:
     }
 
 
-def library(seed: int, questions: int) -> dict[str, Any]:
-    """Build the library document."""
+def library(seed: int, questions: int, notes: int = NOTES) -> dict[str, Any]:
+    """Build the library document (with `notes` notes of ten sections)."""
     writer = Writer(seed)
     tree = topics()
     per_set = -(-questions // SETS)
@@ -128,9 +128,9 @@ def library(seed: int, questions: int) -> dict[str, Any]:
         sets[-1]["topic"] = tree[index]["slug"]
         for key in range(1, min(per_set, questions - s * per_set) + 1):
             items.append(question(writer, slug, key, tree[index]["slug"], index))
-    notes = [note(writer, n + 1, tree[n % TOPICS]["slug"], n % TOPICS) for n in range(NOTES)]
+    written = [note(writer, n + 1, tree[n % TOPICS]["slug"], n % TOPICS) for n in range(notes)]
     return {"format": FORMAT, "topics": tree, "question_sets": sets, "questions": items} | {
-        "notes": notes
+        "notes": written
     }
 
 
@@ -148,11 +148,14 @@ def additions(seed: int) -> dict[str, Any]:
     }
 
 
-def write(folder: Path, seed: int = 1, questions: int = 50_000) -> tuple[Path, Path]:
+def write(
+    folder: Path, seed: int = 1, questions: int = 50_000, notes: int = NOTES
+) -> tuple[Path, Path]:
     """Write library.json and add-20.json into folder; return their paths."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = folder / "library.json", folder / "add-20.json"
-    for path, document in zip(paths, (library(seed, questions), additions(seed)), strict=True):
+    documents = (library(seed, questions, notes), additions(seed))
+    for path, document in zip(paths, documents, strict=True):
         path.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
     return paths
 
@@ -161,9 +164,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Write a large library in the JSON format.")
     parser.add_argument("folder", type=Path)
     parser.add_argument("--questions", type=int, default=50_000)
+    parser.add_argument("--notes", type=int, default=NOTES, help="notes of ten sections each")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    for path in write(args.folder, args.seed, args.questions):
+    for path in write(args.folder, args.seed, args.questions, args.notes):
         print(f"{path}: {path.stat().st_size:,} bytes")
 
 

@@ -175,7 +175,7 @@ def test_import_with_a_format(run, cli_db):
 @pytest.mark.parametrize(
     ("format", "message"),
     [
-        ("xml", "unknown format 'xml'; choose one of json, catalog, qa, note"),
+        ("xml", "unknown format 'xml'; choose one of json, catalog, qa, note, errata"),
         ("qa", "the title line must end with ' — Questions and Answers'"),
     ],
 )

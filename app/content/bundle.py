@@ -95,12 +95,23 @@ class BlueprintData:
 
 
 @dataclass
+class ErratumData:
+    """A known slip in the content, shown on it until an author resolves it."""
+
+    target: str  # "set-slug/key" for a question, "note-slug#anchor" for a note section
+    kind: str
+    text: str
+    line: int = 0
+
+
+@dataclass
 class Bundle:
     topics: list[TopicData] = field(default_factory=list)
     question_sets: list[QuestionSetData] = field(default_factory=list)
     notes: list[NoteData] = field(default_factory=list)
     placements: list[Placement] = field(default_factory=list)
     blueprints: list[BlueprintData] = field(default_factory=list)
+    errata: list[ErratumData] = field(default_factory=list)
 
 
 @dataclass

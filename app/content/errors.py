@@ -2,7 +2,7 @@
 
 from app.errors import DomainError, NotFound
 
-__all__ = ["ContentError", "InvalidAnswer", "InvalidContent", "NotFound"]
+__all__ = ["ContentConflict", "ContentError", "InvalidAnswer", "InvalidContent", "NotFound"]
 
 
 class ContentError(DomainError):
@@ -21,3 +21,9 @@ class InvalidContent(ContentError):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
         self.line = line
+
+
+class ContentConflict(ContentError):
+    """A change that does not fit the content as it is (say, deciding on a catalog's link)."""
+
+    status_code = 409

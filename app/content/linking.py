@@ -10,6 +10,9 @@ rather than pair by pair.
 Scores depend on the question's text and on the sections, so only what changed is scored
 again: the questions an import created, edited or relinked; every question when note sections
 changed (their frequencies weigh every score).
+
+Authors' decisions hold whatever the scores say: a confirmed link is kept as an explicit one,
+and a rejected pair is never suggested again (the next best section takes its place).
 """
 
 import math
@@ -17,12 +20,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
-from app.content.models import Choice, NoteSection, Question, QuestionNoteLink
+from app.content.models import Choice, LinkDecision, NoteSection, Question, QuestionNoteLink
 
 MAX_SUGGESTIONS = 3
 CHUNK = 1000  # questions scored (and their links written) per transaction
@@ -137,26 +141,15 @@ def suggest_links(
         index = SectionIndex.load(session)
         if question_ids is None:
             question_ids = session.scalars(select(Question.id).order_by(Question.id)).all()
-        explicit = set(
-            session.execute(
-                select(QuestionNoteLink.question_id, QuestionNoteLink.section_id).where(
-                    QuestionNoteLink.origin == "explicit"
-                )
-            ).all()
-        )
+        explicit = _pairs(session, QuestionNoteLink, QuestionNoteLink.origin == "explicit")
+        rejected = _pairs(session, LinkDecision, LinkDecision.decision == "rejected")
     ids = sorted(question_ids)
     added = 0
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
         with transaction(False) as session:
             texts = _question_texts(session, chunk)
-        found = index.best([texts[qid] for qid in chunk], threshold)
-        rows = [
-            {"question_id": qid, "section_id": sid, "origin": "suggested", "score": round(s, 4)}
-            for qid, best in zip(chunk, found, strict=True)
-            for sid, s in best
-            if (qid, sid) not in explicit
-        ]
+        rows = _suggestions(index, chunk, texts, threshold, explicit, rejected)
         with transaction(True) as session:
             session.execute(
                 delete(QuestionNoteLink).where(
@@ -169,6 +162,36 @@ def suggest_links(
         if progress is not None:
             progress(start + len(chunk), len(ids))
     return added
+
+
+def _pairs(session: Session, model: Any, where: Any) -> set[tuple[int, int]]:
+    """The (question, section) pairs of the model's rows that match where."""
+    rows = session.execute(select(model.question_id, model.section_id).where(where))
+    return {(question_id, section_id) for question_id, section_id in rows}
+
+
+def _suggestions(
+    index: SectionIndex,
+    chunk: list[int],
+    texts: dict[int, str],
+    threshold: float,
+    explicit: set[tuple[int, int]],
+    rejected: set[tuple[int, int]],
+) -> list[dict[str, object]]:
+    """The best few sections for each question: a rejected one makes room for the next best;
+    one linked explicitly already is left out."""
+    skipped = Counter(qid for qid, _ in rejected if qid in texts)
+    limit = MAX_SUGGESTIONS + max(skipped.values(), default=0)
+    found = index.best([texts[qid] for qid in chunk], threshold, limit)
+    rows = []
+    for qid, best in zip(chunk, found, strict=True):
+        kept = [(sid, score) for sid, score in best if (qid, sid) not in rejected]
+        rows += [
+            {"question_id": qid, "section_id": sid, "origin": "suggested", "score": round(s, 4)}
+            for sid, s in kept[:MAX_SUGGESTIONS]
+            if (qid, sid) not in explicit
+        ]
+    return rows
 
 
 def _question_texts(session: Session, ids: list[int]) -> dict[int, str]:

@@ -25,9 +25,11 @@ from app.content.bundle import (
     Report,
 )
 from app.content.checks import check_bundle
+from app.content.errata import check_errata, load_errata
 from app.content.errors import InvalidContent
 from app.content.markdown import split_sections
 from app.content.models import (
+    LinkDecision,
     Note,
     NoteSection,
     Question,
@@ -85,6 +87,9 @@ class Loader:
             topics |= {topic.slug for topic in self.bundle.topics}
             for blueprint in self.bundle.blueprints:
                 check_blueprint(blueprint, sets, topics)
+        if self.bundle.errata:
+            refs = {f"{slug}#{anchor}" for slug, anchor in sections}
+            check_errata(self.bundle.errata, _question_refs(session, self.bundle), refs)
         _report_missing(session, self.bundle.question_sets, self.report)
 
     def steps(self, batch: int = BATCH) -> Iterator[tuple[int, Step]]:
@@ -102,6 +107,8 @@ class Loader:
             yield done, self._placements
         if self.bundle.blueprints:
             yield done, partial(load_blueprints, items=self.bundle.blueprints, report=self.report)
+        if self.bundle.errata:
+            yield done, partial(load_errata, items=self.bundle.errata, report=self.report)
 
     def _head(self, session: Session) -> None:
         """Topics and question sets (without their questions)."""
@@ -130,19 +137,32 @@ class Loader:
             self._set_explicit_links(session, linked)
 
     def _set_explicit_links(self, session: Session, wanted: dict[int, list[str]]) -> None:
-        """Make each question's explicit links exactly the sections named (a few queries)."""
+        """Make each question's explicit links exactly the sections named (a few queries).
+
+        Links an author confirmed stay, named or not: the decision outlives the file.
+        """
         sections = self._section_ids(session)
         current: dict[int, list[QuestionNoteLink]] = {}
         for link in session.scalars(
             select(QuestionNoteLink).where(QuestionNoteLink.question_id.in_(wanted))
         ):
             current.setdefault(link.question_id, []).append(link)
+        confirmed = set(
+            session.execute(
+                select(LinkDecision.question_id, LinkDecision.section_id).where(
+                    LinkDecision.question_id.in_(wanted), LinkDecision.decision == "confirmed"
+                )
+            ).all()
+        )
         for question_id, targets in wanted.items():
             ids = [sections[_section_key(t)] for t in dict.fromkeys(targets)]
             self.report.count("explicit_links", len(ids))
             links = current.get(question_id, [])
             replaced = [
-                link for link in links if link.origin == "explicit" or link.section_id in ids
+                link
+                for link in links
+                if link.section_id in ids
+                or (link.origin == "explicit" and (question_id, link.section_id) not in confirmed)
             ]
             if sorted((link.section_id, link.origin) for link in replaced) == sorted(
                 (section_id, "explicit") for section_id in ids
@@ -268,6 +288,16 @@ def _check_placements(
             )
         _known_topic(placement.topic, topics, placement.line)
         _known_sections(placement.notes, sections, placement.line)
+
+
+def _question_refs(session: Session, bundle: Bundle) -> set[str]:
+    """The "set/key" of every question the errata name that exists or the bundle brings."""
+    wanted = {e.target.rpartition("/")[0] for e in bundle.errata if "#" not in e.target}
+    refs = {f"{s.slug}/{q.key}" for s in bundle.question_sets for q in s.questions}
+    rows = session.execute(
+        select(QuestionSet.slug, Question.key).join(Question).where(QuestionSet.slug.in_(wanted))
+    ).all()
+    return refs | {f"{slug}/{key}" for slug, key in rows}
 
 
 def _report_missing(session: Session, sets: list[QuestionSetData], report: Report) -> None:

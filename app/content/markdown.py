@@ -1,4 +1,10 @@
-"""Markdown rendering (never trusting HTML in content) and splitting notes into sections."""
+"""Markdown rendering (never trusting HTML in content) and splitting notes into sections.
+
+Notes are rendered whole, so footnotes and link references reach across sections, then cut
+at the section headings `split_sections` finds: a section heading's anchor is the one stored
+with the section, and every other heading gets a stable anchor from its text. Fenced code is
+highlighted by Pygments on the server (static/highlight.css colours it).
+"""
 
 import html
 import re
@@ -11,15 +17,79 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.token import STANDARD_TYPES
+from pygments.util import ClassNotFound
 
 _HEADING = re.compile(r"^(#{1,2})\s+(.+?)(?:\s+#+)?\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-# Raw HTML is off in the parser; nh3 then guards against anything the renderer lets through.
-_md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
 _ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 _EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|//|\\)", re.IGNORECASE)
+HIGHLIGHT_LIMIT = 20_000  # characters of code worth colouring; longer blocks stay plain
+_FORMATTER = HtmlFormatter(nowrap=True)
+_TOKEN_CLASSES = frozenset(name for name in STANDARD_TYPES.values() if name)
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# What the sanitiser keeps beyond its defaults: heading and footnote anchors, and the classes
+# of highlighted code and footnotes (no other class, no style, no script).
+_ATTRIBUTES = {
+    **nh3.ALLOWED_ATTRIBUTES,
+    **{tag: {"id"} for tag in _HEADINGS},
+    "a": nh3.ALLOWED_ATTRIBUTES["a"] | {"id"},
+    "li": {"id"},
+}
+_CLASSES = {
+    "span": set(_TOKEN_CLASSES),
+    "pre": {"highlight"},
+    "sup": {"footnote-ref"},
+    "a": {"footnote-backref"},
+    "li": {"footnote-item"},
+    "ol": {"footnotes-list"},
+    "hr": {"footnotes-sep"},
+}
+
+
+def highlight_code(code: str, language: str, _attrs: str) -> str:
+    """Colour fenced code whose language Pygments knows; "" leaves it to the plain renderer."""
+    if not language or len(code) > HIGHLIGHT_LIMIT:
+        return ""
+    try:
+        lexer = get_lexer_by_name(language)
+    except ClassNotFound:
+        return ""
+    return f'<pre class="highlight"><code>{highlight(code, lexer, _FORMATTER)}</code></pre>'
+
+
+def _section_anchors(state: StateCore) -> None:
+    """Give the headings `split_sections` cuts at the anchors it gave them (found by line).
+
+    The anchors plugin, running next, keeps these and names every other heading.
+    """
+    anchors: dict[int, str] = state.env.get("section_anchors", {})
+    for token in state.tokens:
+        if token.type == "heading_open" and token.level == 0 and token.map:
+            anchor = anchors.get(token.map[0])
+            if anchor is not None:
+                token.attrSet("id", anchor)
+
+
+def _parser(*, notes: bool) -> MarkdownIt:
+    # Raw HTML is off in the parser; nh3 then guards against anything the renderer lets through.
+    md = MarkdownIt(
+        "commonmark", {"html": False, "typographer": False, "highlight": highlight_code}
+    ).enable("table")
+    if notes:  # anchors and footnotes only in notes: in a question they could clash with the page
+        md.use(footnote_plugin)
+        md.core.ruler.push("section_anchors", _section_anchors)
+        md.use(anchors_plugin, min_level=1, max_level=6, slug_func=slugify)
+    md.add_render_rule("image", _image)
+    return md
 
 
 def _image(
@@ -32,9 +102,6 @@ def _image(
         return renderer.image(tokens, idx, options, env)
     label = renderer.renderInlineAsText(token.children or [], options, env) or src
     return f'<a href="{escapeHtml(src)}">{escapeHtml(label)}</a>'
-
-
-_md.add_render_rule("image", _image)
 
 
 def slugify(text: str) -> str:
@@ -53,15 +120,27 @@ def unique_slug(base: str, taken: set[str]) -> str:
     return slug
 
 
+_md = _parser(notes=False)
+_note_md = _parser(notes=True)
+
+
+_cleaner = nh3.Cleaner(
+    attributes=_ATTRIBUTES,
+    allowed_classes=_CLASSES,
+    url_schemes=_ALLOWED_URL_SCHEMES,
+    link_rel="noopener noreferrer nofollow",
+)
+
+
+def clean(rendered: str) -> str:
+    """Sanitise rendered HTML: only known tags, attributes, classes and URL schemes."""
+    return _cleaner.clean(rendered)
+
+
 @lru_cache(maxsize=4096)
 def render(markdown: str) -> str:
     """Render Markdown to safe HTML."""
-    html = _md.render(markdown)
-    return nh3.clean(
-        html,
-        url_schemes=_ALLOWED_URL_SCHEMES,
-        link_rel="noopener noreferrer nofollow",
-    )
+    return clean(_md.render(markdown))
 
 
 def render_inline(markdown: str) -> str:
@@ -94,6 +173,7 @@ class Section:
     heading: str
     level: int
     body: str
+    line: int = 0  # the heading's line in the note, from 0
 
 
 @dataclass
@@ -107,14 +187,14 @@ def split_sections(markdown: str) -> SplitNote:
     parts: list[tuple[Section | None, list[str]]] = [(None, [])]
     taken: set[str] = set()
     in_fence = False
-    for line in markdown.split("\n"):
+    for number, line in enumerate(markdown.split("\n")):
         if _FENCE.match(line):
             in_fence = not in_fence
         match = None if in_fence else _HEADING.match(line)
         if match:
             heading = heading_text(match.group(2))
             anchor = unique_slug(slugify(heading), taken)
-            parts.append((Section(anchor, heading, len(match.group(1)), ""), []))
+            parts.append((Section(anchor, heading, len(match.group(1)), "", number), []))
         else:
             parts[-1][1].append(line)
     result = SplitNote(intro="\n".join(parts[0][1]).strip())
@@ -123,3 +203,48 @@ def split_sections(markdown: str) -> SplitNote:
         section.body = "\n".join(lines).strip()
         result.sections.append(section)
     return result
+
+
+@dataclass(frozen=True)
+class RenderedNote:
+    """A note as safe HTML: its introduction, each section's body (by anchor), its footnotes."""
+
+    intro: str
+    sections: dict[str, str]
+    footnotes: str
+
+
+@lru_cache(maxsize=256)
+def render_note(markdown: str) -> RenderedNote:
+    """Render a whole note, then cut it at its section headings (which the page shows itself).
+
+    One parse lets footnotes and link references work across sections and keeps every
+    heading anchor unique in the note.
+    """
+    split = split_sections(markdown)
+    env: EnvType = {"section_anchors": {s.line: s.anchor for s in split.sections}}
+    tokens = _note_md.parse(markdown, env)
+    starts = {s.line: s.anchor for s in split.sections}
+    parts: dict[str, list[Token]] = {"": []}
+    footnotes: list[Token] = []
+    current, skip = parts[""], 0
+    for token in tokens:
+        if skip:
+            skip -= 1
+            continue
+        if token.type == "footnote_block_open":
+            current = footnotes
+        elif token.level == 0 and token.map and token.map[0] in starts:
+            current = parts.setdefault(starts[token.map[0]], [])
+            if token.type == "heading_open":
+                skip = 2  # the heading's text and its end: the page shows the heading
+                continue
+        current.append(token)
+    html_of = {
+        anchor: clean(_note_md.renderer.render(part, _note_md.options, env))
+        for anchor, part in parts.items()
+    }
+    intro = html_of.pop("")
+    sections = {s.anchor: html_of.get(s.anchor, "") for s in split.sections}
+    rendered_footnotes = _note_md.renderer.render(footnotes, _note_md.options, env)
+    return RenderedNote(intro, sections, clean(rendered_footnotes) if footnotes else "")

@@ -192,6 +192,31 @@ class QuestionNoteLink(Base):
     section: Mapped[NoteSection] = relationship(back_populates="links", lazy="raise")
 
 
+class LinkDecision(Base):
+    """An author's word on a suggested link, kept apart from the links an import rewrites.
+
+    A confirmed pair stays linked whatever its similarity becomes; a rejected pair is never
+    suggested again. Keyed by question and section ids, which re-imports keep.
+    """
+
+    __tablename__ = "link_decision"
+    __table_args__ = (
+        UniqueConstraint("question_id", "section_id"),
+        CheckConstraint("decision IN ('confirmed', 'rejected')", name="decision"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
+    section_id: Mapped[int] = mapped_column(
+        ForeignKey("note_section.id", ondelete="CASCADE"), index=True
+    )
+    decision: Mapped[str] = mapped_column(String(10))
+    decided_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), index=True
+    )
+    decided_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class ContentVersion(Base):
     """A counter every content write bumps, so each worker can tell when its cache is stale."""
 

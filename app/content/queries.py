@@ -14,11 +14,12 @@ from sqlalchemy import (
     tuple_,
     union_all,
 )
-from sqlalchemy.orm import Session, aliased, joinedload, selectinload
+from sqlalchemy.orm import Session, aliased, joinedload
 from sqlalchemy.sql import Subquery
 
+from app.content.errata import ProblemReport, open_errata_column, unpack_errata
 from app.content.errors import NotFound
-from app.content.markdown import excerpt, render, render_inline, split_sections
+from app.content.markdown import excerpt, render, render_inline, render_note
 from app.content.models import (
     Choice,
     Note,
@@ -311,12 +312,23 @@ def question_set(session: Session, slug: str, page: int = 1) -> SetView:
 def note(session: Session, slug: str) -> NoteView:
     """Gather a note, its sections rendered, and the questions each section teaches."""
     found = session.scalars(
-        select(Note)
-        .options(joinedload(Note.topic), selectinload(Note.sections))
-        .where(Note.slug == slug)
+        select(Note).options(joinedload(Note.topic)).where(Note.slug == slug)
     ).one_or_none()
     if found is None:
         raise NotFound(f"There is no note called “{slug}”.")
+    errata = open_errata_column(ProblemReport.section_id == NoteSection.id)
+    stored = session.execute(
+        select(
+            NoteSection.id,
+            NoteSection.anchor,
+            NoteSection.heading,
+            NoteSection.level,
+            NoteSection.body_md,
+            errata,
+        )
+        .where(NoteSection.note_id == found.id)
+        .order_by(NoteSection.position)
+    ).all()
     rows = session.execute(
         select(
             QuestionNoteLink.section_id,
@@ -335,20 +347,29 @@ def note(session: Session, slug: str) -> NoteView:
         linked.setdefault(section_id, []).append(
             LinkedQuestion(qid, render_inline(stem), origin, score)
         )
+    rendered = render_note(found.body_md)
     sections = tuple(
-        SectionView(s.anchor, s.heading, s.level, render(s.body_md), tuple(linked.get(s.id, ())))
-        for s in found.sections
+        SectionView(
+            anchor,
+            heading,
+            level,
+            rendered.sections.get(anchor, render(body)),
+            tuple(linked.get(section_id, ())),
+            section_id,
+            unpack_errata(packed),
+        )
+        for section_id, anchor, heading, level, body, packed in stored
     )
-    intro = split_sections(found.body_md).intro
     return NoteView(
         slug=found.slug,
         title=found.title,
         author=found.author,
         source_url=_web_url(found.source),
         topic=_ref(found.topic),
-        intro_html=render(intro) if intro else "",
+        intro_html=rendered.intro,
         markdown=found.body_md,
         sections=sections,
+        footnotes_html=rendered.footnotes,
     )
 
 
@@ -383,6 +404,7 @@ def question(session: Session, question_id: int) -> QuestionView:
         ),
         previous_id=found.previous_id,
         next_id=found.next_id,
+        errata=unpack_errata(found.errata),
     )
 
 
@@ -423,6 +445,7 @@ def _question_rows() -> Select:
             next_id.label("next_id"),
             select(func.count()).where(in_set, before).scalar_subquery().label("before"),
             select(func.count()).where(in_set).scalar_subquery().label("total"),
+            open_errata_column(ProblemReport.question_id == q.id).label("errata"),
         )
         .join(QuestionSet, q.set_id == QuestionSet.id)
         .outerjoin(Topic, q.topic_id == Topic.id)
@@ -474,6 +497,7 @@ _NOTE_LINKS = (
         NoteSection.heading,
         QuestionNoteLink.origin,
         QuestionNoteLink.score,
+        NoteSection.id,
         NoteSection.body_md,
     )
     .select_from(QuestionNoteLink)
@@ -486,7 +510,7 @@ _NOTE_LINKS = (
 
 def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
     rows = session.execute(_NOTE_LINKS, {"question_id": question_id}).all()
-    return tuple(NoteLink(*row[:-1], excerpt=excerpt(row[-1])) for row in rows)
+    return tuple(NoteLink(*row[:-2], excerpt=excerpt(row[-1]), section_id=row[-2]) for row in rows)
 
 
 def questions_page(

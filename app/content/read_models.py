@@ -5,6 +5,8 @@ None of them carries an answer key: grading reads it from the database (see `ser
 
 from dataclasses import dataclass
 
+from app.content.errata import Erratum
+
 
 @dataclass(frozen=True)
 class TopicRef:
@@ -143,6 +145,8 @@ class SectionView:
     level: int
     html: str
     questions: tuple[LinkedQuestion, ...]
+    id: int = 0
+    errata: tuple[Erratum, ...] = ()  # open errata, shown on the section
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,7 @@ class NoteView:
     intro_html: str
     markdown: str
     sections: tuple[SectionView, ...]
+    footnotes_html: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,6 +179,7 @@ class NoteLink:
     origin: str
     score: float
     excerpt: str = ""  # the start of the section, as plain text
+    section_id: int = 0
 
 
 @dataclass(frozen=True)
@@ -213,6 +219,7 @@ class QuestionView:
     references: tuple[ReferenceView, ...]
     previous_id: int | None
     next_id: int | None
+    errata: tuple[Erratum, ...] = ()  # open errata, shown on the question
 
     @property
     def stem_inline_html(self) -> str:

@@ -9,12 +9,17 @@ from functools import partial
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
+from app.accounts.errors import PermissionDenied
+from app.accounts.service import Viewer
 from app.content.bundle import Bundle, Report
-from app.content.errors import InvalidAnswer, NotFound
+from app.content.errors import ContentConflict, InvalidAnswer, NotFound
 from app.content.linking import Transactions, suggest_links
 from app.content.loading import BATCH, Loader
-from app.content.models import Choice, ContentVersion, Question
+from app.content.models import Choice, ContentVersion, LinkDecision, Question, QuestionNoteLink
 from app.content.read_models import ChoiceView, Grade
+from app.db import utcnow
+
+DECISIONS = {"confirm": "confirmed", "reject": "rejected"}
 
 # progress(phase, done, total): phase "content" counts questions written, "links" scored
 LoadProgress = Callable[[str, int, int], None]
@@ -122,3 +127,47 @@ def shuffle_choices(choices: Sequence[ChoiceView], seed: str) -> tuple[ChoiceVie
     random.Random(seed).shuffle(movable)
     rest = iter(movable)
     return tuple(choice if choice.fixed else next(rest) for choice in choices)
+
+
+def decide_link(
+    session: Session, actor: Viewer, question_id: int, section_id: int, decision: str
+) -> str:
+    """Confirm or reject a suggested link, for good: re-imports and new scores keep the decision.
+
+    A confirmed link becomes a link like the catalog's; a rejected one goes and is never
+    suggested again. Return the decision as stored ("confirmed" or "rejected").
+    """
+    if not actor.may("author"):
+        raise PermissionDenied("Only authors can confirm or reject suggested links.")
+    if decision not in DECISIONS:
+        raise InvalidAnswer("Choose to confirm or to reject the link.")
+    link = session.scalars(
+        select(QuestionNoteLink).where(
+            QuestionNoteLink.question_id == question_id, QuestionNoteLink.section_id == section_id
+        )
+    ).one_or_none()
+    stored = session.scalars(
+        select(LinkDecision).where(
+            LinkDecision.question_id == question_id, LinkDecision.section_id == section_id
+        )
+    ).one_or_none()
+    if link is None and stored is None:
+        raise NotFound("There is no such link between that question and note section.")
+    if link is not None and link.origin == "explicit" and stored is None:
+        raise ContentConflict("This link comes from the catalog: change it there.")
+    outcome = DECISIONS[decision]
+    if stored is None:
+        stored = LinkDecision(question_id=question_id, section_id=section_id)
+        session.add(stored)
+    stored.decision, stored.decided_by_id, stored.decided_at = outcome, actor.id, utcnow()
+    if outcome == "confirmed" and link is None:
+        link = QuestionNoteLink(question_id=question_id, section_id=section_id, score=1.0)
+        session.add(link)
+    if outcome == "confirmed":
+        assert link is not None
+        link.origin = "explicit"
+    elif link is not None:
+        session.delete(link)
+    session.flush()
+    bump_version(session)
+    return outcome

@@ -15,7 +15,7 @@ from app.content.errors import InvalidContent
 from app.content.linking import Transactions
 from app.content.service import LoadProgress, load_bundle, load_in_steps
 from app.db import Database
-from app.importers import catalog, export_json, note, qa
+from app.importers import catalog, errata, export_json, note, qa
 from app.importers.errors import ImportRefused
 from app.importers.lock import exclusive_import
 from app.importers.text import decode
@@ -27,6 +27,7 @@ FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
     "catalog": (catalog.looks_like, catalog.parse),
     "qa": (qa.looks_like, qa.parse),
     "note": (note.looks_like, note.parse),
+    "errata": (errata.looks_like, errata.parse),
 }
 
 
@@ -39,7 +40,7 @@ def detect_format(text: str, file: str) -> str:
         file,
         1,
         "unrecognised format: expected a Q&A page (title ending in '— Questions and Answers'), "
-        "a note with a numbered outline, a catalog (TOML) or a Studyhall JSON export",
+        "a note with a numbered outline, a catalog or errata (TOML) or a Studyhall JSON export",
     )
 
 
@@ -119,9 +120,12 @@ def _transactions(db: Database) -> Transactions:
 
 
 def seed_files(seed_dir: Path) -> list[Path]:
-    """List the seed documents in load order: content first, the catalog last."""
+    """List the seed documents in load order: content, then the catalog, then the errata.
+
+    Errata name questions and note sections, which must exist by then.
+    """
     files = sorted(p for p in seed_dir.iterdir() if p.is_file() and not p.name.startswith("."))
-    return sorted(files, key=lambda p: p.suffix == ".toml")
+    return sorted(files, key=lambda p: (p.suffix == ".toml", p.stem.startswith("errata")))
 
 
 def import_upload(

@@ -8,7 +8,7 @@ from fastapi import Depends, Query, Request
 
 from app.search import service
 from app.search.read_models import SearchResults
-from app.web.dependencies import unit_of_work
+from app.web.cache import ContentCache
 
 PAGE_LIMIT = 20  # results a group shows when both groups are shown
 KIND_LIMIT = 50  # when one kind is asked for
@@ -50,12 +50,17 @@ SearchParamsDep = Annotated[SearchParams, Depends(search_params)]
 
 
 async def run_search(request: Request, params: SearchParamsDep) -> SearchResults:
-    """Search off the event loop, in a read session of its own."""
+    """Search off the event loop, or answer from the worker's search cache.
+
+    Results are the same for everyone and change only with the content (the cache follows
+    the content version), so a query asked again costs no index work.
+    """
     limit = PAGE_LIMIT if params.kind is None else KIND_LIMIT
     work = partial(
         service.search, query=params.q, topic=params.topic, kind=params.kind, limit=limit
     )
-    return await unit_of_work(request, write=False).run(work)
+    cache: ContentCache = request.app.state.search_cache
+    return await cache.get(("search", params.q, params.topic, params.kind), work)
 
 
 SearchResultsDep = Annotated[SearchResults, Depends(run_search)]

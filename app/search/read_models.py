@@ -34,6 +34,8 @@ class SearchResults:
     note_total: int
     questions: tuple[QuestionHit, ...]
     question_total: int
+    note_total_exact: bool = True  # False: more than note_total match
+    question_total_exact: bool = True
 
     @property
     def total(self) -> int:

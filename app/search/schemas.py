@@ -33,7 +33,13 @@ class SearchOut(_Out):
     terms: list[str] = Field(description="What was searched for, after cleaning the query")
     topic: str | None
     type: str
-    note_total: int = Field(description="Matching note sections, beyond those listed too")
+    note_total: int = Field(
+        description="Matching note sections, beyond those listed too, counted up to 10,000"
+    )
+    note_total_exact: bool = Field(description="False when more than note_total match")
     notes: list[NoteHitOut] = Field(description="The best matching note sections, best first")
-    question_total: int = Field(description="Matching questions, beyond those listed too")
+    question_total: int = Field(
+        description="Matching questions, beyond those listed too, counted up to 10,000"
+    )
+    question_total_exact: bool = Field(description="False when more than question_total match")
     questions: list[QuestionHitOut] = Field(description="The best matching questions, best first")

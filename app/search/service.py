@@ -37,9 +37,11 @@ def search(
         topic=topic,
         kind=kind,
         notes=notes,
-        note_total=note_total,
+        note_total=min(note_total, queries.TOTAL_CAP),
         questions=questions,
-        question_total=question_total,
+        question_total=min(question_total, queries.TOTAL_CAP),
+        note_total_exact=note_total <= queries.TOTAL_CAP,
+        question_total_exact=question_total <= queries.TOTAL_CAP,
     )
 
 

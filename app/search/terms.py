@@ -13,6 +13,7 @@ from markupsafe import escape
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 12
 MAX_TERM_CHARS = 80
+MIN_PREFIX = 2  # characters a prefix's word needs: "t*" would join the postings of every t-word
 # Marks the index puts around matched words (private-use characters: nothing to escape).
 START, STOP = "\ue000", "\ue001"
 _UNWANTED = re.compile(r"[\x00-\x1f\x7f\ue000\ue001]")
@@ -20,6 +21,7 @@ _CHUNK = re.compile(r'"([^"]*)"?|([^\s"]+)')
 _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 _PREFIX = re.compile(r"(.*[^\W_])\*+")
 _WORD = re.compile(r"[^\W_]")
+_LAST_WORD = re.compile(r"[^\W_]+$")
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _MARKS = re.compile(f"([{START}{STOP}])")
 # PostgreSQL marks each word of `kSTRICT_TYPES` or `2:4` apart: one mark reads better.
@@ -52,6 +54,9 @@ def _term(text: str, quoted: bool) -> Term | None:
     prefix = None if quoted else _PREFIX.fullmatch(text)
     if prefix:
         text = prefix.group(1)
+        last = _LAST_WORD.search(text)
+        if last is None or len(last.group()) < MIN_PREFIX:
+            prefix = None  # searched as a whole word
     if not _WORD.search(text):
         return None
     return Term(text, prefix=prefix is not None)

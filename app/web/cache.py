@@ -48,6 +48,7 @@ class ContentCache:
         self._entries: OrderedDict[Hashable, tuple[float, Any]] = OrderedDict()
         self._loading: dict[Hashable, asyncio.Future[Any]] = {}
         self._generation = 0
+        self.followers: list[ContentCache] = []  # caches of content too, cleared with this one
 
     async def get(self, key: Hashable, loader: Callable[[Session], T]) -> T:
         """Return the value for key: cached, stale while it refreshes, or freshly loaded."""
@@ -110,6 +111,8 @@ class ContentCache:
         self._generation += 1
         self._entries.clear()
         self._loading.clear()
+        for follower in self.followers:
+            follower.clear()
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -64,6 +64,12 @@ FLASH = {
     "account-deleted": "Your account and everything in it were deleted.",
     "token-revoked": "The token was revoked; scripts using it can no longer sign in.",
     "role-changed": "The role was changed.",
+    "reported": "Thank you: your report was sent to the authors.",
+    "report-resolved": "The report was resolved.",
+    "erratum-shown": "The report is now shown on its content as an erratum.",
+    "erratum-hidden": "The erratum is no longer shown on its content.",
+    "link-confirmed": "The link was confirmed: it stays whatever the similarity scores say.",
+    "link-rejected": "The link was rejected: it will not be suggested again.",
 }
 
 
@@ -100,19 +106,28 @@ PAGES_LIMIT = 512
 
 
 def render_page(
-    request: Request, name: str, context: dict[str, Any], *, source: object, key: Hashable
+    request: Request,
+    name: str,
+    context: dict[str, Any],
+    *,
+    source: object,
+    key: Hashable,
+    by_query: bool = False,
 ) -> HTMLResponse:
     """Render a whole page made from `source` (an immutable read model), reusing the result.
 
     The page is kept for its key, the address and who is asking (the header differs), for as
     long as the content cache hands out the same `source` object: a new object after a
-    content change renders afresh. Pages with a query string (a flash message) are rendered
-    every time. Everything else a template shows must be in `key`.
+    content change renders afresh. Pages with a query string are rendered every time, unless
+    `by_query` says the query is part of what the page is (a search): then it is kept by its
+    query too, and only a flash message makes it render afresh. Everything else a template
+    shows must be in `key`.
     """
-    if request.url.query:
+    if request.url.query and (not by_query or "done" in request.query_params):
         return render(request, name, context)
     viewer = getattr(request.state, "viewer", None)
-    full_key = (name, key, viewer, hasattr(request.state, "viewer"), request.url.path)
+    path = request.url.path if not by_query else f"{request.url.path}?{request.url.query}"
+    full_key = (name, key, viewer, hasattr(request.state, "viewer"), path)
     kept = _pages.get(full_key)
     if kept is not None and kept[0] is source:
         _pages.move_to_end(full_key)

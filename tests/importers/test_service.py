@@ -268,9 +268,10 @@ def test_import_returns_the_report(db):
 
 def test_import_of_the_seed_in_order_links_content(db):
     reports = [import_file(db, p.read_bytes(), p.name, 0.12) for p in seed_files(SEED_DIR)]
-    assert [r.format for r in reports] == ["qa", "note", "catalog"]
-    assert reports[-1].counts["explicit_links"] == 2
-    assert reports[-1].counts["placed"] == 9
+    assert [r.format for r in reports] == ["qa", "note", "catalog", "errata"]
+    assert reports[2].counts["explicit_links"] == 2
+    assert reports[2].counts["placed"] == 9
+    assert reports[3].counts["errata_created"] == 4
 
 
 @pytest.mark.parametrize(
@@ -290,7 +291,7 @@ def test_detect_format_refuses_unknown_text():
     assert caught.value.line == 1
     assert caught.value.message == (
         "unrecognised format: expected a Q&A page (title ending in '— Questions and Answers'), "
-        "a note with a numbered outline, a catalog (TOML) or a Studyhall JSON export"
+        "a note with a numbered outline, a catalog or errata (TOML) or a Studyhall JSON export"
     )
 
 
@@ -300,7 +301,8 @@ def test_parse_document_takes_a_format_and_refuses_an_unknown_one():
     with pytest.raises(ImportRefused) as caught:
         parse_document(NOTE_SEED.read_bytes(), "n.txt", "xml")
     assert (
-        str(caught.value) == "n.txt:1: unknown format 'xml'; choose one of json, catalog, qa, note"
+        str(caught.value)
+        == "n.txt:1: unknown format 'xml'; choose one of json, catalog, qa, note, errata"
     )
 
 
@@ -358,12 +360,13 @@ def test_hostile_content_is_stored_and_rendered_as_text(db):
 
 
 def test_seed_files_put_the_catalog_last_and_skip_hidden_files(tmp_path):
-    for name in ("b.toml", "c.txt", "a.txt", ".hidden.txt"):
+    for name in ("errata.toml", "b.toml", "c.txt", "a.txt", ".hidden.txt"):
         (tmp_path / name).write_text("x")
     (tmp_path / "folder").mkdir()
-    assert [p.name for p in seed_files(tmp_path)] == ["a.txt", "c.txt", "b.toml"]
+    assert [p.name for p in seed_files(tmp_path)] == ["a.txt", "c.txt", "b.toml", "errata.toml"]
     assert [p.name for p in seed_files(SEED_DIR)] == [
         "000_21c8a85df645b7bb.txt",
         "004_7ac6168e0636c6eb.txt",
         "catalog.toml",
+        "errata.toml",
     ]

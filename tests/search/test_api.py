@@ -42,3 +42,8 @@ def test_search_is_documented(client):
     assert {p["name"] for p in operation["parameters"]} == {"q", "topic", "type"}
     assert {"200", "404", "422"} <= set(operation["responses"])
     assert operation["description"]
+
+
+def test_search_api_says_whether_totals_are_exact(client, seeded):
+    body = client.get("/api/v1/search", params={"q": "calibration"}).json()
+    assert body["note_total_exact"] is True and body["question_total_exact"] is True

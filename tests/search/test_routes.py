@@ -72,3 +72,26 @@ def test_hostile_content_is_escaped_in_results(client, db):
     assert all(script.get("src") for script in tags(html, "script"))
     assert not [img for img in tags(html, "img") if img.get("src") == "x"]
     assert "&lt;script&gt;" in html
+
+
+def test_a_search_asked_again_costs_no_query_until_the_content_changes(settings, seeded):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.factories import a_note, count_queries, load
+
+    app = create_app(settings.model_copy(update={"content_cache_seconds": 60}))
+    with TestClient(app) as client:
+        client.get("/")  # the caches read the content version once, at their first use
+        first = client.get("/search", params={"q": "calibration"}).text
+        with count_queries(app) as statements:
+            again = client.get("/search", params={"q": "calibration"}).text
+            api = client.get("/api/v1/search", params={"q": "calibration"})
+        assert again == first and api.status_code == 200
+        assert statements == []
+        load(seeded, a_note("## Calibration again\n\nMore calibration.", slug="more"))
+        app.state.cache.clear()  # what the version check does within a second
+        assert (
+            "/notes/more#calibration-again"
+            in client.get("/search", params={"q": "calibration"}).text
+        )

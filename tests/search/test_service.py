@@ -188,3 +188,40 @@ def test_parse_query_keeps_a_bounded_number_of_terms():
 )
 def test_marked_html_is_escaped_and_balanced(text, html):
     assert marked_html(text) == html
+
+
+def test_totals_past_the_cap_say_more_than(db, monkeypatch):
+    from app.search import queries
+
+    monkeypatch.setattr(queries, "TOTAL_CAP", 5)
+    load(db, a_set(*(a_question(str(n), f"Calibration question {n}?") for n in range(1, 9))))
+    capped = find(db, "calibration", limit=3)
+    assert (capped.question_total, capped.question_total_exact) == (5, False)
+    exact = find(db, "calibration question 7")
+    assert (exact.question_total, exact.question_total_exact) == (1, True)
+
+
+def test_a_broad_query_is_ranked_among_its_first_candidates(db, monkeypatch):
+    """SQLite ranks the first CANDIDATES matches only: bm25 costs per row it ranks."""
+    from app.search import queries
+
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL ranks every match")
+    monkeypatch.setattr(queries, "CANDIDATES", 4)
+    load(db, a_set(*(a_question(str(n), f"Calibration question {n}?") for n in range(1, 9))))
+    results = find(db, "calibration", limit=3)
+    assert len(results.questions) == 3 and results.question_total == 8
+    assert {hit.id for hit in results.questions} <= {1, 2, 3, 4}
+
+
+@pytest.mark.parametrize(
+    ("query", "term"),
+    [
+        ("t*", Term("t")),
+        ("te*", Term("te", True)),
+        ("a_b*", Term("a_b")),
+        ("x-yz*", Term("x-yz", True)),
+    ],
+)
+def test_a_prefix_needs_two_characters_or_it_is_a_word(query, term):
+    assert parse_query(query) == (term,)

@@ -227,3 +227,13 @@ def test_after_an_answer_key_fix_both_instances_grade_with_the_new_key(two_insta
         check = client.post(f"/api/v1/questions/{qid}/check", json={"choice_ids": [a]})
         assert check.json()["correct"] is False
         assert check.json()["correct_choice_ids"] == [others[0]]
+
+
+def test_a_cache_clears_the_caches_that_follow_it():
+    from app.web.cache import ContentCache
+
+    content, search = ContentCache(None, 5.0), ContentCache(None, 5.0)  # type: ignore[arg-type]
+    content.followers.append(search)
+    search._entries["search"] = (0.0, "results")
+    content.clear()
+    assert len(search) == 0

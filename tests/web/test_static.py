@@ -80,7 +80,7 @@ def test_pages_link_static_files_by_hashed_name(client):
     html = client.get("/").text
     assert re.search(r"/static/app\.[0-9a-f]{10}\.css", html)
     assets = _linked_assets(html)
-    assert len(assets) == 4  # icon, stylesheet, htmx and app.js
+    assert len(assets) == 5  # icon, two stylesheets (the site and code), htmx and app.js
     assert all(HASHED.fullmatch(url) for url in assets), assets
 
 

@@ -1,7 +1,7 @@
 """notes read per learner; answers keep how long they took and where they were given
 
 Revision ID: 0012
-Revises: 0010
+Revises: 0011
 Create Date: 2026-12-04 09:00:00
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 
 
 revision: str = '0012'
-down_revision: str | None = '0010'
+down_revision: str | None = '0011'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,241 @@
+"""Problem reports: learners file them, authors resolve them, errata show on the content."""
+
+import pytest
+from sqlalchemy import select
+
+from app.content.errata import ProblemReport
+from tests.factories import count_queries, count_rows, load_seed, question_id, tags
+
+NOTE = "/notes/tensorrt-note-2"
+SECTION = "working-with-mixed-precision"
+SEED_ERRATA = ("Set kINT8", "kSTRICT_TYPES is deprecated", "IInt8EntropyCalibrator2", "10.1")
+
+
+def report(client, qid: int, **data: str):  # type: ignore[no-untyped-def]
+    form = {"kind": "typo", "text": "The second choice has a typo in it.", **data}
+    return client.post(f"/questions/{qid}/report", data=form, follow_redirects=False)
+
+
+def reports(db) -> list[ProblemReport]:  # type: ignore[no-untyped-def]
+    with db.session_scope() as session:
+        rows = session.scalars(select(ProblemReport).order_by(ProblemReport.id)).all()
+        session.expunge_all()
+        return list(rows)
+
+
+def test_the_seed_files_the_notes_known_slips_as_errata_shown_on_the_section(client, seeded):
+    errata = [r for r in reports(seeded) if r.reporter_id is None]
+    assert len(errata) == 4 and all(r.erratum and r.status == "open" for r in errata)
+    html = client.get(NOTE).text
+    aside = html[
+        html.index('class="erratum"') : html.index("</aside>", html.index('class="erratum"'))
+    ]
+    for slip in SEED_ERRATA:
+        assert slip in aside
+    assert "kFP16" in aside and "kPREFER_PRECISION_CONSTRAINTS" in aside
+
+
+def test_seed_run_again_neither_duplicates_nor_reopens_errata(seeded, user_client):
+    author = user_client("ann", role="author")
+    first = reports(seeded)[0]
+    author.post(f"/author/reports/{first.id}/resolve", data={"resolution": "Fixed the note."})
+    load_seed(seeded)
+    again = reports(seeded)
+    assert len(again) == 4
+    assert again[0].status == "resolved"
+
+
+def test_the_seed_note_itself_is_unchanged():
+    from tests.factories import SEED_DIR
+
+    text = next(SEED_DIR.glob("004_*.txt")).read_text(encoding="utf-8")
+    assert "Usage: Set kINT8." in text and "IEntropyCalibrationV2" in text
+
+
+def test_a_learner_reports_a_problem_with_a_question(seeded, user_client):
+    learner = user_client("leo")
+    qid = question_id(seeded, "1")
+    page = learner.get(f"/questions/{qid}").text
+    assert f"/questions/{qid}/report" in [a["href"] for a in tags(page, "a")]
+    form = learner.get(f"/questions/{qid}/report")
+    assert form.status_code == 200 and "Report a problem" in form.text
+    response = report(learner, qid)
+    assert response.status_code == 303
+    assert response.headers["location"] == f"/questions/{qid}?done=reported"
+    filed = reports(seeded)[-1]
+    assert (filed.question_id, filed.kind, filed.erratum, filed.status) == (
+        qid,
+        "typo",
+        False,
+        "open",
+    )
+    assert "your report was sent" in learner.get(response.headers["location"]).text
+
+
+def test_a_learner_reports_a_problem_with_a_note_section(seeded, user_client):
+    learner = user_client("leo")
+    page = learner.get(NOTE).text
+    assert f"{NOTE}/report?section={SECTION}" in [a["href"] for a in tags(page, "a")]
+    form = learner.get(f"{NOTE}/report?section={SECTION}").text
+    selected = [o for o in tags(form, "option") if "selected" in o]
+    assert selected == [{"value": SECTION, "selected": None}]
+    response = learner.post(
+        f"{NOTE}/report",
+        data={"section": SECTION, "kind": "outdated", "text": "This API changed in version 10."},
+        follow_redirects=False,
+    )
+    assert response.headers["location"] == f"{NOTE}?done=reported#{SECTION}"
+    assert reports(seeded)[-1].kind == "outdated"
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "message"),
+    [
+        ({"kind": "rant"}, "kind", "Choose what kind of problem it is."),
+        ({"text": "bad"}, "text", "Say what is wrong in 5 to 1000 characters."),
+        ({"text": "x" * 1001}, "text", "Say what is wrong in 5 to 1000 characters."),
+        ({"text": "   \n  "}, "text", "Say what is wrong in 5 to 1000 characters."),
+    ],
+)
+def test_bad_reports_are_shown_again_with_a_message(seeded, user_client, data, field, message):
+    learner = user_client("leo")
+    qid = question_id(seeded, "1")
+    response = report(learner, qid, **data)
+    assert response.status_code == 422
+    assert message in response.text
+    assert [t for t in tags(response.text, "textarea") if t.get("aria-invalid")] or field == "kind"
+    assert count_rows(seeded, ProblemReport, ProblemReport.reporter_id.is_not(None)) == 0
+
+
+def test_a_report_on_a_section_the_note_does_not_have_is_refused(seeded, user_client):
+    learner = user_client("leo")
+    response = learner.post(
+        f"{NOTE}/report", data={"section": "nope", "kind": "typo", "text": "Something is off."}
+    )
+    assert response.status_code == 422
+    assert "Choose the part of the note" in response.text
+
+
+@pytest.mark.parametrize("url", ["/questions/999999/report", "/notes/no-such-note/report"])
+def test_reports_on_missing_content_are_404(seeded, user_client, url):
+    learner = user_client("leo")
+    assert learner.get(url).status_code == 404
+    data = {"section": SECTION, "kind": "typo", "text": "Something is off."}
+    assert learner.post(url, data=data).status_code == 404
+
+
+def test_guests_are_sent_to_log_in_first(seeded, client):
+    qid = question_id(seeded, "1")
+    response = client.get(f"/questions/{qid}/report", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"].startswith("/login")
+    assert report(client, qid).status_code == 303
+    assert count_rows(seeded, ProblemReport, ProblemReport.reporter_id.is_not(None)) == 0
+
+
+def test_reports_are_rate_limited_per_account(seeded, user_client):
+    learner = user_client("leo")
+    qid = question_id(seeded, "1")
+    limit = learner.app.state.settings.report_limit
+    for _ in range(limit):
+        assert report(learner, qid).status_code == 303
+    refused = report(learner, qid)
+    assert refused.status_code == 429 and "retry-after" in refused.headers
+    other = user_client("lea")
+    assert report(other, qid).status_code == 303
+
+
+def test_a_cross_site_report_is_refused(seeded, user_client):
+    learner = user_client("leo")
+    qid = question_id(seeded, "1")
+    data = {"kind": "typo", "text": "The second choice has a typo."}
+    response = learner.post(
+        f"/questions/{qid}/report", data=data, headers={"sec-fetch-site": "cross-site"}
+    )
+    assert response.status_code == 403
+
+
+# --- the authors' queue ---------------------------------------------------------------------
+
+
+def test_authors_see_the_open_reports(seeded, user_client):
+    learner, author = user_client("leo"), user_client("ann", role="author")
+    qid = question_id(seeded, "1")
+    report(learner, qid, text="Choice two is misspelt.")
+    page = author.get("/author/reports")
+    assert page.status_code == 200
+    assert "Choice two is misspelt." in page.text and "reported by leo" in page.text
+    assert page.text.count('class="report card"') == 5  # four seed errata and this one
+    assert "/author/reports" in [a["href"] for a in tags(author.get("/").text, "a")]
+
+
+@pytest.mark.parametrize("role", ["learner", None])
+def test_the_queue_is_for_authors_only(seeded, client, user_client, role):
+    who = user_client("leo") if role else client
+    response = who.get("/author/reports", follow_redirects=False)
+    assert response.status_code == (403 if role else 303)
+    first = reports(seeded)[0].id
+    response = who.post(
+        f"/author/reports/{first}/resolve", data={"resolution": "x"}, follow_redirects=False
+    )
+    assert response.status_code == (403 if role else 303)
+    assert reports(seeded)[0].status == "open"
+
+
+def test_resolving_an_erratum_takes_it_off_the_content(seeded, user_client):
+    author = user_client("ann", role="author")
+    errata = [r for r in reports(seeded) if r.erratum]
+    for erratum in errata:
+        response = author.post(
+            f"/author/reports/{erratum.id}/resolve",
+            data={"resolution": "The note was corrected."},
+            follow_redirects=False,
+        )
+        assert response.headers["location"] == "/author/reports?done=report-resolved"
+    assert 'class="erratum"' not in author.get(NOTE).text
+    resolved = author.get("/author/reports?status=resolved").text
+    assert "The note was corrected." in resolved and "by ann" in resolved
+    assert reports(seeded)[0].resolved_by_id is not None
+
+
+def test_a_resolution_needs_a_note(seeded, user_client):
+    author = user_client("ann", role="author")
+    first = reports(seeded)[0].id
+    response = author.post(f"/author/reports/{first}/resolve", data={"resolution": "  "})
+    assert response.status_code == 422
+    assert "Say what was done" in response.text
+    assert reports(seeded)[0].status == "open"
+
+
+def test_marking_a_report_as_an_erratum_shows_it_on_the_question(seeded, user_client):
+    learner, author = user_client("leo"), user_client("ann", role="author")
+    qid = question_id(seeded, "2")
+    report(learner, qid, kind="wrong-answer", text="The marked answer is not the right one.")
+    filed = reports(seeded)[-1].id
+    assert "The marked answer is not the right one." not in learner.get(f"/questions/{qid}").text
+    author.post(f"/author/reports/{filed}/erratum", data={"shown": "yes"})
+    page = learner.get(f"/questions/{qid}").text
+    assert "The marked answer is not the right one." in page and "Wrong answer" in page
+    author.post(f"/author/reports/{filed}/erratum", data={"shown": "no"})
+    assert "The marked answer is not the right one." not in learner.get(f"/questions/{qid}").text
+
+
+def test_unknown_reports_are_404(seeded, user_client):
+    author = user_client("ann", role="author")
+    assert (
+        author.post("/author/reports/999999/resolve", data={"resolution": "x"}).status_code == 404
+    )
+    assert author.post("/author/reports/999999/erratum", data={"shown": "yes"}).status_code == 404
+
+
+def test_errata_add_no_query_to_the_pages(app, client, seeded):
+    """Errata ride in a query the page runs anyway: the same count with or without them."""
+    qid = question_id(seeded, "3")
+    with seeded.session_scope(write=True) as session:
+        session.add(ProblemReport(question_id=qid, kind="typo", text="A slip.", erratum=True))
+    counts = {}
+    for path in (f"/questions/{qid}", NOTE):
+        with count_queries(app) as statements:
+            html = client.get(path).text
+        assert 'class="erratum"' in html
+        counts[path] = len(statements)
+    assert counts[f"/questions/{qid}"] == 2
