@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-test lint e2e bench bench-library screenshots clean
+.PHONY: run test install install-test lint e2e bench bench-library bench-exam-day screenshots clean
 
 $(BIN)/studyhall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ bench: install-test
 # Generates a 50,000-question library in a temporary folder and measures import and pages.
 bench-library: install-test
 	$(BIN)/python bench/library_run.py
+
+# 500 learners sit the TensorRT exam at once (Locust, headless), then the database is checked:
+# on SQLite with one worker, then on PostgreSQL (127.0.0.1:5432, a database of its own) with two.
+bench-exam-day: install-test
+	$(BIN)/python bench/exam_day.py
+	$(BIN)/python bench/exam_day.py --database postgresql --workers 2
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -123,6 +123,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def prepare_database(folder: Path) -> str:
     """Create, migrate and seed a SQLite database in folder; return its URL."""
     url = f"sqlite:///{folder / 'bench.db'}"
+    seed_database(url, [BENCH_USER, *EXAM_LEARNERS])
+    return url
+
+
+def seed_database(url: str, learners: list[str]) -> None:
+    """Migrate an empty database, load the seed content and add the learners."""
     upgrade(url)
     threshold = Settings(database_url=url).link_threshold
     db = Database(url)
@@ -131,10 +137,9 @@ def prepare_database(folder: Path) -> str:
             with db.session_scope(write=True) as session:
                 import_document(session, path.read_bytes(), f"seed/{path.name}", threshold)
         with db.session_scope(write=True) as session:
-            add_learners(session, [BENCH_USER, *EXAM_LEARNERS])
+            add_learners(session, learners)
     finally:
         db.dispose()
-    return url
 
 
 def fetch(
