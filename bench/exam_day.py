@@ -37,7 +37,15 @@ from app.exams.models import Attempt, AttemptItem
 try:
     from bench.learners import PASSWORD, learner_names
     from bench.results import replace_section
-    from bench.run import RESULTS_FILE, ROOT, code_revision, cpu_model, free_port, seed_database
+    from bench.run import (
+        RESULTS_FILE,
+        ROOT,
+        busy_warning,
+        code_revision,
+        cpu_model,
+        free_port,
+        seed_database,
+    )
     from bench.run import wait_healthy as wait_until_healthy
 except ModuleNotFoundError:  # run as `python bench/exam_day.py`: this folder is on the path
     from learners import PASSWORD, learner_names  # type: ignore[no-redef]
@@ -45,6 +53,7 @@ except ModuleNotFoundError:  # run as `python bench/exam_day.py`: this folder is
     from run import (  # type: ignore[no-redef]
         RESULTS_FILE,
         ROOT,
+        busy_warning,
         code_revision,
         cpu_model,
         free_port,
@@ -401,19 +410,6 @@ def command_line() -> str:
     return shlex.join([str(python), "bench/exam_day.py", *sys.argv[1:]])
 
 
-def busy_note(before: tuple[float, ...], after: tuple[float, ...]) -> list[str]:
-    """Warn when other work shared the machine (a load average above its CPU count)."""
-    cpus = len(os.sched_getaffinity(0))
-    if max(before[0], after[0]) <= cpus:
-        return []
-    return [
-        "",
-        f"**The machine was busy**: the 1-minute load average was {before[0]:.2f} before and"
-        f" {after[0]:.2f} after on {cpus} CPUs, with other work than this run on it. These"
-        " figures are disturbed by that load; rerun on a quiet machine before judging them.",
-    ]
-
-
 def report(
     args: argparse.Namespace,
     outcome: Outcome,
@@ -440,6 +436,7 @@ def report(
         f"- Load generator: Locust {version('locust')} (FastHttpUser), on the same machine;"
         f" {args.spawn_rate:g} learners arriving a second, {args.think:g} s think time",
         f"- Load average (1/5/15 min): {load[0]} before, {load[1]} after",
+        *busy_warning(*loads),
         f"- Run: {outcome.seconds:.0f} s from the first learner to the last (at most"
         f" {args.max_seconds} s)",
         "",
@@ -463,7 +460,6 @@ def report(
             f" | {s.p99:.0f} | {s.max:.0f} |"
             for s in outcome.stats
         ),
-        *busy_note(*loads),
     ]
     findings = outcome.troubles[:5] + [f"lost: {ack}" for ack in outcome.lost[:3]]
     findings += outcome.problems[:3]

@@ -585,8 +585,9 @@ def code_revision() -> str:
 
 def machine_facts(load_before: tuple[float, ...]) -> list[str]:
     """Describe the machine, the server and the load around the run."""
+    after = os.getloadavg()
     load = " / ".join(f"{n:.2f}" for n in load_before)
-    load_after = " / ".join(f"{n:.2f}" for n in os.getloadavg())
+    load_after = " / ".join(f"{n:.2f}" for n in after)
     return [
         f"- Code: {code_revision()}",
         f"- CPUs (nproc): {len(os.sched_getaffinity(0))}",
@@ -598,6 +599,19 @@ def machine_facts(load_before: tuple[float, ...]) -> list[str]:
         " content cache at its default settings",
         f"- Load generator: {wrk_version()}, on the same machine",
         f"- Load average (1/5/15 min): {load} before, {load_after} after",
+        *busy_warning(load_before, after),
+    ]
+
+
+def busy_warning(before: tuple[float, ...], after: tuple[float, ...]) -> list[str]:
+    """Warn when the machine had more work than CPUs around the run (others' work too)."""
+    cpus = len(os.sched_getaffinity(0))
+    if max(before[0], after[0]) <= cpus:
+        return []
+    return [
+        f"- **The machine was busy**: a 1-minute load average of {before[0]:.2f} before and"
+        f" {after[0]:.2f} after on {cpus} CPUs, with other work than this run on it. The"
+        " figures are disturbed by that load; measure again on a quiet machine before judging."
     ]
 
 
