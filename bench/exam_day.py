@@ -139,8 +139,10 @@ def serve_command(port: int, workers: int) -> list[str]:
 
 
 @contextmanager
-def serving(url: str, workers: int, folder: Path) -> Iterator[tuple[str, list[str]]]:
-    """Serve Studyhall on the database; yield its base URL and the command that serves it."""
+def serving(
+    url: str, workers: int, folder: Path
+) -> Iterator[tuple[str, list[str], subprocess.Popen[bytes]]]:
+    """Serve Studyhall on the database; yield its base URL, the command and the process."""
     port = free_port()
     command = serve_command(port, workers)
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYHALL_")}
@@ -151,7 +153,7 @@ def serving(url: str, workers: int, folder: Path) -> Iterator[tuple[str, list[st
     try:
         base = f"http://127.0.0.1:{port}"
         wait_until_healthy(f"{base}/healthz", process, log)
-        yield base, command
+        yield base, command, process
     finally:
         process.terminate()
         try:
@@ -189,16 +191,17 @@ class Outcome:
     submitted: int
     problems: list[str]
     seconds: float
+    server_cpu: float  # CPU seconds the server's processes used meanwhile
 
 
 def sit(args: argparse.Namespace, folder: Path) -> tuple[Outcome, list[str]]:
     """Prepare, serve, play the learners and check the database; return what was found."""
     with fresh_database(args, folder) as url:
         seed_database(url, learner_names(PREFIX, args.learners))
-        with serving(url, args.workers, folder) as (base, command):
-            started = time.monotonic()
+        with serving(url, args.workers, folder) as (base, command, server):
+            started, cpu = time.monotonic(), cpu_seconds(server.pid)
             ledger = run_locust(args, base, folder)
-            seconds = time.monotonic() - started
+            seconds, cpu = time.monotonic() - started, cpu_seconds(server.pid) - cpu
         told = read_ledger(ledger)
         db = Database(url)
         try:
@@ -208,7 +211,26 @@ def sit(args: argparse.Namespace, folder: Path) -> tuple[Outcome, list[str]]:
             db.dispose()
     stats = read_stats(folder / "locust.json")
     saves, submitted = len(told.acks), len(told.submitted)
-    return Outcome(stats, told.troubles, saves, lost, submitted, problems, seconds), command
+    return Outcome(stats, told.troubles, saves, lost, submitted, problems, seconds, cpu), command
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) used so far by a process and its live descendants."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents, used = {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        child = int(stat.parent.name)
+        parents[child] = int(fields[1])
+        used[child] = (int(fields[11]) + int(fields[12])) / tick
+    family = {pid}
+    for child in sorted(parents):  # a child's id is usually above its parent's
+        if parents[child] in family:
+            family.add(child)
+    return sum(used.get(member, 0.0) for member in family)
 
 
 def named(outcome: Outcome, name: str) -> Stat | None:
@@ -283,7 +305,8 @@ def report(
         f"- Load average (1/5/15 min): {load[0]} before, {load[1]} after",
         *busy_warning(*loads),
         f"- Run: {outcome.seconds:.0f} s from the first learner to the last (at most"
-        f" {args.max_seconds} s)",
+        f" {args.max_seconds} s); the server's processes used {outcome.server_cpu:.0f} CPU"
+        f" seconds in it, {outcome.server_cpu / outcome.seconds:.2f} CPUs on average",
         "",
         "Each learner logs in through the form, opens the exams page, starts the TensorRT",
         "exam, and for each of its 7 questions waits the think time, saves one choice as htmx",

@@ -604,14 +604,19 @@ def machine_facts(load_before: tuple[float, ...]) -> list[str]:
 
 
 def busy_warning(before: tuple[float, ...], after: tuple[float, ...]) -> list[str]:
-    """Warn when the machine had more work than CPUs around the run (others' work too)."""
+    """Warn when other work kept the machine's CPUs busy as the run began.
+
+    The load afterwards counts the run's own server and load generator, so it is shown but
+    not judged.
+    """
     cpus = len(os.sched_getaffinity(0))
-    if max(before[0], after[0]) <= cpus:
+    if before[0] <= cpus:
         return []
     return [
-        f"- **The machine was busy**: a 1-minute load average of {before[0]:.2f} before and"
-        f" {after[0]:.2f} after on {cpus} CPUs, with other work than this run on it. The"
-        " figures are disturbed by that load; measure again on a quiet machine before judging."
+        f"- **The machine was busy**: a 1-minute load average of {before[0]:.2f} as the run"
+        f" began on {cpus} CPUs ({after[0]:.2f} after it, its own processes included), from"
+        " other work than this run. The figures are disturbed by that load; measure again on"
+        " a quiet machine before judging."
     ]
 
 
