@@ -202,7 +202,12 @@ def running_servers(
     finally:
         for process in processes:
             process.terminate()
-            process.wait(timeout=15)
+        for process in processes:  # a server that hangs is killed, and never keeps the others
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def wait_healthy(url: str, process: subprocess.Popen[bytes], log_path: Path) -> None:
