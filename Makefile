@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-test lint e2e bench bench-library bench-progress bench-search screenshots clean
+.PHONY: run test install install-test lint e2e bench bench-library bench-progress bench-search bench-exam-day screenshots clean
 
 $(BIN)/studyhall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,12 @@ bench-progress: install-test
 # Generates 50,000 questions and 5,000 note sections and loads /search and /api/v1/search.
 bench-search: install-test
 	$(BIN)/python bench/search_run.py
+
+# 500 learners sit the TensorRT exam at once (Locust, headless), then the database is checked:
+# on SQLite with one worker, then on PostgreSQL (127.0.0.1:5432, a database of its own) with two.
+bench-exam-day: install-test
+	$(BIN)/python bench/exam_day.py
+	$(BIN)/python bench/exam_day.py --database postgresql --workers 2
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -28,8 +28,8 @@ from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 from statistics import median
+from typing import Any
 
-from app.accounts.service import create_user
 from app.config import PROJECT_ROOT as ROOT
 from app.config import Settings
 from app.db import Database
@@ -37,27 +37,53 @@ from app.importers.service import import_document, seed_files
 from app.migrate import upgrade
 
 try:
+    from bench.learners import PASSWORD, add_learners, learner_names
     from bench.results import write_head
 except ModuleNotFoundError:  # run as `python bench/run.py`: this folder is on the path
+    from learners import PASSWORD, add_learners, learner_names  # type: ignore[no-redef]
     from results import write_head  # type: ignore[no-redef]
 
 RESULTS_FILE = ROOT / "bench" / "RESULTS.md"
 CONNECTIONS = (1, 8, 32)
 BARE_PATH = "/"
-BENCH_USER, BENCH_PASSWORD = "bench-learner", "a bench password nobody guesses"
+BENCH_USER = "bench-learner"
+# One learner per connection at most, each with an open exam attempt of their own.
+EXAM_LEARNERS = learner_names("bench-examinee", max(CONNECTIONS))
+# A custom exam long enough that no measurement outlives its deadline; timed all the same.
+EXAM_FORM = {"count": "7", "minutes": "600", "mode": "exam"}
+FORM = (("Content-Type", "application/x-www-form-urlencoded"),)
+HTMX_FORM = (*FORM, ("HX-Request", "true"))
 NOTE_SLUG = "tensorrt-note-2"
 TO_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
 WARM_ROUNDS = 50
 
 
 @dataclass(frozen=True)
+class Call:
+    """One request: a path, maybe a body, maybe a learner's session cookie."""
+
+    path: str
+    body: str | None = None
+    cookie: str | None = None
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     path: str
-    body: str | None = None  # a JSON body makes the request a POST
+    body: str | None = None  # a body makes the request a POST (JSON unless headers say)
     cookie: str | None = None  # a logged-in learner's session cookie
     bare: bool = False  # served by the bare app
     script: Path | None = None  # a wrk Lua script of its own (which path to ask for, say)
+    method: str | None = None  # when neither GET nor POST
+    headers: tuple[tuple[str, str], ...] = ()
+    # Requests sent in turn, one learner after another; the path, body and cookie above are
+    # the first of them.
+    rotation: tuple[Call, ...] = ()
+
+    def calls(self) -> tuple[Call, ...]:
+        """Every request the target sends, in the order wrk sends them."""
+        return self.rotation or (Call(self.path, self.body, self.cookie),)
 
 
 @dataclass(frozen=True)
@@ -97,6 +123,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def prepare_database(folder: Path) -> str:
     """Create, migrate and seed a SQLite database in folder; return its URL."""
     url = f"sqlite:///{folder / 'bench.db'}"
+    seed_database(url, [BENCH_USER, *EXAM_LEARNERS])
+    return url
+
+
+def seed_database(url: str, learners: list[str]) -> None:
+    """Migrate an empty database, load the seed content and add the learners."""
     upgrade(url)
     threshold = Settings(database_url=url).link_threshold
     db = Database(url)
@@ -105,17 +137,24 @@ def prepare_database(folder: Path) -> str:
             with db.session_scope(write=True) as session:
                 import_document(session, path.read_bytes(), f"seed/{path.name}", threshold)
         with db.session_scope(write=True) as session:
-            create_user(session, BENCH_USER, BENCH_PASSWORD)
+            add_learners(session, learners)
     finally:
         db.dispose()
-    return url
 
 
-def fetch(url: str, body: str | None = None, cookie: str | None = None) -> bytes:
+def fetch(
+    url: str,
+    body: str | None = None,
+    cookie: str | None = None,
+    method: str | None = None,
+    headers: tuple[tuple[str, str], ...] = (),
+) -> bytes:
     """GET url (or POST a JSON body to it) and return the body; raise unless it answers 2xx."""
     data = body.encode() if body is not None else None
-    headers = {"Content-Type": "application/json", **({"Cookie": cookie} if cookie else {})}
-    request = urllib.request.Request(url, data=data, headers=headers)
+    sent = {"Content-Type": "application/json", **dict(headers)}
+    if cookie:
+        sent["Cookie"] = cookie
+    request = urllib.request.Request(url, data=data, headers=sent, method=method)
     with OPENER.open(request, timeout=10) as response:
         return response.read()
 
@@ -163,7 +202,12 @@ def running_servers(
     finally:
         for process in processes:
             process.terminate()
-            process.wait(timeout=15)
+        for process in processes:  # a server that hangs is killed, and never keeps the others
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def wait_healthy(url: str, process: subprocess.Popen[bytes], log_path: Path) -> None:
@@ -178,16 +222,87 @@ def wait_healthy(url: str, process: subprocess.Popen[bytes], log_path: Path) -> 
     sys.exit(f"The server did not become healthy. Its log:\n{log_path.read_text()}")
 
 
-def log_in(base: str) -> str:
-    """Log the bench learner in through the form; return the session cookie (name=value)."""
-    form = urllib.parse.urlencode({"username": BENCH_USER, "password": BENCH_PASSWORD}).encode()
+def log_in(base: str, username: str = BENCH_USER) -> str:
+    """Log a bench learner in through the form; return the session cookie (name=value)."""
+    form = urllib.parse.urlencode({"username": username, "password": PASSWORD}).encode()
     try:
         OPENER.open(urllib.request.Request(f"{base}/login", data=form), timeout=30)
     except urllib.error.HTTPError as exc:  # the 303 that sets the cookie
         cookie = exc.headers.get("set-cookie", "")
         if exc.code == 303 and cookie:
             return str(cookie).split(";", 1)[0]
-    sys.exit("Logging the bench learner in failed; nothing was measured.")
+    sys.exit(f"Logging {username} in failed; nothing was measured.")
+
+
+def post_form(url: str, fields: dict[str, str], cookie: str) -> str:
+    """POST a form as a browser would and return where the 303 answering it points."""
+    form = urllib.parse.urlencode(fields).encode()
+    request = urllib.request.Request(url, data=form, headers={"Cookie": cookie})
+    try:
+        OPENER.open(request, timeout=30)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 303:
+            return str(exc.headers["location"])
+    sys.exit(f"{url} did not answer with a redirect; nothing was measured.")
+
+
+@dataclass(frozen=True)
+class Sitter:
+    """A logged-in learner with an open attempt, and a choice for each of its questions."""
+
+    cookie: str
+    attempt_id: int
+    choices: tuple[int, ...]  # by position, from 1
+
+
+def seat(base: str, username: str, topic: str) -> Sitter:
+    """Log a learner in, start a custom exam through the exams page and read its choices."""
+    cookie = log_in(base, username)
+    location = post_form(f"{base}/exams/custom", {**EXAM_FORM, "topics": topic}, cookie)
+    attempt_id = int(location.rstrip("/").rsplit("/", 1)[1])
+    api = f"{base}/api/v1/attempts/{attempt_id}"
+    count = json.loads(fetch(api, cookie=cookie))["question_count"]
+    choices = tuple(
+        json.loads(fetch(f"{api}/questions/{n}", cookie=cookie))["choices"][0]["id"]
+        for n in range(1, count + 1)
+    )
+    return Sitter(cookie, attempt_id, choices)
+
+
+def exam_targets(base: str) -> list[Target]:
+    """The attempt flow over many learners: the question page, its save, and the API's save."""
+    topics = json.loads(fetch(f"{base}/api/v1/topics"))
+    topic = max(topics, key=lambda t: t["question_count"])["slug"]
+    sitters = [seat(base, name, topic) for name in EXAM_LEARNERS]
+    # Position by position, each learner in turn: consecutive requests are different people.
+    longest = max(len(s.choices) for s in sitters)
+    turns = [(s, n, c) for n in range(longest) for s in sitters for c in s.choices[n : n + 1]]
+
+    def target(name: str, calls: list[Call], **options: Any) -> Target:
+        first = calls[0]
+        return Target(name, first.path, first.body, first.cookie, rotation=tuple(calls), **options)
+
+    page = "/attempts/{}/questions/{}"
+    api = "/api/v1/attempts/{}/questions/{}/answer"
+    return [
+        target(
+            "exam page",
+            [Call(page.format(s.attempt_id, n + 1), None, s.cookie) for s, n, _ in turns],
+        ),
+        target(
+            "exam save",
+            [Call(page.format(s.attempt_id, n + 1), f"choice={c}", s.cookie) for s, n, c in turns],
+            headers=HTMX_FORM,
+        ),
+        target(
+            "exam save, API",
+            [
+                Call(api.format(s.attempt_id, n + 1), json.dumps({"choice_ids": [c]}), s.cookie)
+                for s, n, c in turns
+            ],
+            method="PUT",
+        ),
+    ]
 
 
 def discover_targets(base: str) -> list[Target]:
@@ -205,6 +320,7 @@ def discover_targets(base: str) -> list[Target]:
         Target("question, logged in", f"/questions/{question_id}", cookie=cookie),
         Target("check API", check, body),
         Target("save, logged in", check, body, cookie=cookie),
+        *exam_targets(base),
         Target("bare (again)", BARE_PATH, bare=True),
     ]
 
@@ -212,26 +328,67 @@ def discover_targets(base: str) -> list[Target]:
 def warm(bases: tuple[str, str], targets: list[Target]) -> None:
     """Request every target a few times, so caches and compiled templates are ready."""
     for target in targets:
-        try:
-            for _ in range(WARM_ROUNDS):
-                fetch(bases[target.bare] + target.path, target.body, target.cookie)
-        except urllib.error.HTTPError as exc:
-            sys.exit(f"{target.name} ({target.path}) answered {exc.code}; nothing was measured.")
+        calls = target.calls()
+        for n in range(max(WARM_ROUNDS, len(calls))):
+            call = calls[n % len(calls)]
+            try:
+                fetch(
+                    bases[target.bare] + call.path,
+                    call.body,
+                    call.cookie,
+                    target.method,
+                    target.headers,
+                )
+            except urllib.error.HTTPError as exc:
+                sys.exit(f"{target.name} ({call.path}) answered {exc.code}; nothing was measured.")
+
+
+# wrk's Lua: each thread builds its requests once, then sends them in turn, starting at a
+# place of its own so that two threads do not ask for the same learner at the same moment.
+ROTATION = """
+local calls = {
+%s
+}
+local requests, turn, thread_count = {}, 0, 0
+
+function setup(thread)
+  thread:set("offset", thread_count)
+  thread_count = thread_count + 1
+end
+
+function init(args)
+  for i, call in ipairs(calls) do
+    local headers = {%s}
+    if call[3] then headers["Cookie"] = call[3] end
+    requests[i] = wrk.format(call[4], call[1], headers, call[2])
+  end
+  turn = ((offset or 0) * 16) %% #requests
+end
+
+function request()
+  turn = turn %% #requests + 1
+  return requests[turn]
+end
+"""
+
+
+def _lua(value: str | None) -> str:
+    return "nil" if value is None else f"[==[{value}]==]"
 
 
 def request_script(target: Target, folder: Path) -> Path:
-    """Write the Lua script that makes wrk send the target's cookie and JSON body (a POST)."""
+    """Write the Lua script that makes wrk send the target's requests, cookies and bodies."""
     path = folder / f"{target.name.replace(' ', '-').replace(',', '')}.lua"
-    lines = []
+    headers = dict(target.headers)
     if target.body is not None:
-        lines += [
-            'wrk.method = "POST"',
-            f"wrk.body = [==[{target.body}]==]",
-            'wrk.headers["Content-Type"] = "application/json"',
-        ]
-    if target.cookie is not None:
-        lines.append(f'wrk.headers["Cookie"] = [==[{target.cookie}]==]')
-    path.write_text("\n".join(lines) + "\n")
+        headers.setdefault("Content-Type", "application/json")
+    method = target.method or ("POST" if target.body is not None else "GET")
+    calls = ",\n".join(
+        f"  {{{_lua(c.path)}, {_lua(c.body)}, {_lua(c.cookie)}, {_lua(method)}}}"
+        for c in target.calls()
+    )
+    header_table = ", ".join(f"[ {_lua(k)} ] = {_lua(v)}" for k, v in headers.items())
+    path.write_text(ROTATION % (calls, header_table))
     return path
 
 
@@ -244,10 +401,13 @@ def run_wrk(
     command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency"]
     if target.script is not None:
         command += ["-s", str(target.script)]
-    elif target.body is not None or target.cookie is not None:
+    elif target.body is not None or target.cookie is not None or target.rotation:
         command += ["-s", str(request_script(target, folder))]
     command.append(bases[target.bare] + target.path)
-    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    if done.stderr.strip():  # a script wrk could not run: it would load the bare URL instead
+        raise SystemExit(f"wrk complained; nothing was measured:\n{done.stderr}")
+    output = done.stdout
     try:
         return parse_wrk(output, target, connections)
     except (KeyError, ValueError) as exc:
@@ -366,6 +526,7 @@ GOALS = [
     ("question, logged in", (8, 32), 0.20, None),
     ("save, logged in", (8, 32), 0.10, None),
     ("save, logged in", (32,), None, 50.0),
+    ("exam save", (32,), None, 50.0),
 ]
 
 
@@ -429,8 +590,9 @@ def code_revision() -> str:
 
 def machine_facts(load_before: tuple[float, ...]) -> list[str]:
     """Describe the machine, the server and the load around the run."""
+    after = os.getloadavg()
     load = " / ".join(f"{n:.2f}" for n in load_before)
-    load_after = " / ".join(f"{n:.2f}" for n in os.getloadavg())
+    load_after = " / ".join(f"{n:.2f}" for n in after)
     return [
         f"- Code: {code_revision()}",
         f"- CPUs (nproc): {len(os.sched_getaffinity(0))}",
@@ -442,6 +604,24 @@ def machine_facts(load_before: tuple[float, ...]) -> list[str]:
         " content cache at its default settings",
         f"- Load generator: {wrk_version()}, on the same machine",
         f"- Load average (1/5/15 min): {load} before, {load_after} after",
+        *busy_warning(load_before, after),
+    ]
+
+
+def busy_warning(before: tuple[float, ...], after: tuple[float, ...]) -> list[str]:
+    """Warn when other work kept the machine's CPUs busy as the run began.
+
+    The load afterwards counts the run's own server and load generator, so it is shown but
+    not judged.
+    """
+    cpus = len(os.sched_getaffinity(0))
+    if before[0] <= cpus:
+        return []
+    return [
+        f"- **The machine was busy**: a 1-minute load average of {before[0]:.2f} as the run"
+        f" began on {cpus} CPUs ({after[0]:.2f} after it, its own processes included), from"
+        " other work than this run. The figures are disturbed by that load; measure again on"
+        " a quiet machine before judging."
     ]
 
 
@@ -477,6 +657,13 @@ def report(
         "sittings' ratios with their range, and the median p99. wrk sends no",
         "`Accept-Encoding`, so no response is compressed. Logged-in rows send a session cookie;",
         "`save, logged in` records a practice answer on every request.",
+        "",
+        f"The `exam` rows are the attempt flow of {len(EXAM_LEARNERS)} learners, each logged in",
+        "with an open attempt (a timed custom exam of 7 TensorRT questions started from the",
+        "exams page); wrk sends their requests in turn, position by position, learner after",
+        'learner. `exam page` is the question page (what "next" opens), `exam save` the htmx',
+        "post that saves one choice and answers the navigator, `exam save, API` the JSON",
+        "API's `PUT .../answer`.",
     ]
     return "\n".join([*lines, "", *findings(results)]) + "\n"
 

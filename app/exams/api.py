@@ -3,19 +3,22 @@
 Each attempt is visible to its owner only; anyone else gets the 404 a missing one gets.
 """
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer
 from app.content.dependencies import Slug
 from app.db import Database
-from app.exams import queries, service
+from app.exams import answers, queries, service
 from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
 from app.exams.errors import NotSubmitted, refuse_if_closed
+from app.exams.queries import Saved
 from app.exams.read_models import AttemptHeader, NavItem
 from app.exams.schemas import (
     AnswerIn,
@@ -140,23 +143,24 @@ async def save_answer(
 ) -> Any:
     """Save the chosen choices of one question (an empty list clears an exam-mode answer)."""
     refuse_if_closed(attempt)
-    await unit_of_work(request).run(
-        partial(
-            service.save_answer,
-            attempt_id=attempt.id,
-            user_id=viewer.id,
-            position=position,
-            choice_ids=body.choice_ids,
-            now=now_of(request),
-            grace=grace_of(request),
-        )
+    save = partial(
+        answers.save_answer,
+        attempt_id=attempt.id,
+        user_id=viewer.id,
+        position=position,
+        choice_ids=body.choice_ids,
+        now=now_of(request),
+        grace=grace_of(request),
     )
-    return await run_in_threadpool(_item, request, attempt, position)
+    return await _shown(request, save, attempt, position)
 
 
-def _item(request: Request, attempt: AttemptHeader, position: int) -> Any:
-    with request.app.state.db.read_sessions() as session:
-        return queries.take(session, attempt, position, now_of(request)).item
+async def _shown(
+    request: Request, change: Callable[[Session], Saved], attempt: AttemptHeader, position: int
+) -> Any:
+    """Run a change to a question and show the question as the change left it."""
+    saved = await unit_of_work(request).run(change)
+    return queries.item_view(attempt, position, saved.snapshot, saved.selected_ids, saved.flagged)
 
 
 @router.put(
@@ -173,18 +177,16 @@ async def flag_question(
 ) -> Any:
     """Flag a question for review, or take the flag off."""
     refuse_if_closed(attempt)
-    await unit_of_work(request).run(
-        partial(
-            service.set_flag,
-            attempt_id=attempt.id,
-            user_id=viewer.id,
-            position=position,
-            flagged=body.flagged,
-            now=now_of(request),
-            grace=grace_of(request),
-        )
+    flag = partial(
+        answers.set_flag,
+        attempt_id=attempt.id,
+        user_id=viewer.id,
+        position=position,
+        flagged=body.flagged,
+        now=now_of(request),
+        grace=grace_of(request),
     )
-    return await run_in_threadpool(_item, request, attempt, position)
+    return await _shown(request, flag, attempt, position)
 
 
 @router.post("/attempts/{attempt_id}/submit", response_model=ResultOut)

@@ -4,10 +4,11 @@ An open exam-mode attempt is shown without its answer key or explanations: only 
 (for a closed attempt) and practice-mode feedback read them from the snapshot.
 """
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, case, select
 from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
@@ -110,8 +111,32 @@ def _items(session: Session, attempt_id: int) -> list[AttemptItem]:
     )
 
 
-def _nav(items: list[AttemptItem]) -> tuple[NavItem, ...]:
-    return tuple(NavItem(i.position, bool(i.selected_ids), i.flagged) for i in items)
+# The statements behind every question page and save are built once, on the table rather
+# than the ORM class: no expression building, cache-key computing or ORM loading per request.
+_ITEM = cast(Table, AttemptItem.__table__)
+_MARKS = (
+    select(_ITEM.c.position, _ITEM.c.selected_ids, _ITEM.c.flagged)
+    .where(_ITEM.c.attempt_id == bindparam("attempt_id"))
+    .order_by(_ITEM.c.position)
+)
+# Every question's marks, and the snapshot of the one at `position` alone: the others'
+# snapshots stay in the database undecoded.
+_TAKE = (
+    select(
+        _ITEM.c.position,
+        _ITEM.c.selected_ids,
+        _ITEM.c.flagged,
+        case((_ITEM.c.position == bindparam("position"), _ITEM.c.snapshot)),
+    )
+    .where(_ITEM.c.attempt_id == bindparam("attempt_id"))
+    .order_by(_ITEM.c.position)
+)
+
+
+def marks(session: Session, attempt_id: int) -> tuple[NavItem, ...]:
+    """Each question's answered and flagged marks, without reading the snapshots."""
+    rows = session.execute(_MARKS, {"attempt_id": attempt_id})
+    return tuple(NavItem(position, bool(selected), flagged) for position, selected, flagged in rows)
 
 
 def _topic(snapshot: dict[str, Any]) -> TopicRef | None:
@@ -134,14 +159,52 @@ def _references(snapshot: dict[str, Any]) -> tuple[ReferenceView, ...]:
 
 def take(session: Session, attempt: AttemptHeader, position: int, now: datetime) -> TakeView:
     """Gather one question of an open attempt with the navigator and the time left."""
-    items = _items(session, attempt.id)
-    if not 1 <= position <= len(items):
+    rows = session.execute(_TAKE, {"attempt_id": attempt.id, "position": position}).all()
+    if not 1 <= position <= len(rows):
         raise NotFound(f"This exam has no question {position}.")
-    item = items[position - 1]
-    snapshot = item.snapshot
+    _, selected_ids, flagged, snapshot = rows[position - 1]
+    nav = tuple(NavItem(n, bool(selected), flag) for n, selected, flag, _ in rows)
+    view = item_view(attempt, position, snapshot, selected_ids, flagged)
+    return TakeView(attempt, view, nav, attempt.remaining_s(now))
+
+
+class Saved(Protocol):
+    """A question as a save left it."""
+
+    @property
+    def snapshot(self) -> dict[str, Any]: ...
+    @property
+    def selected_ids(self) -> list[int]: ...
+    @property
+    def flagged(self) -> bool: ...
+
+
+def take_after(
+    session: Session,
+    change: Callable[[Session], Saved],
+    attempt: AttemptHeader,
+    position: int,
+    now: datetime,
+) -> TakeView:
+    """Save a question, then gather it and the navigator as they now stand, in one transaction.
+
+    The saved question is shown from what the save read and wrote; only the marks are read.
+    """
+    saved = change(session)
+    view = item_view(attempt, position, saved.snapshot, saved.selected_ids, saved.flagged)
+    return TakeView(attempt, view, marks(session, attempt.id), attempt.remaining_s(now))
+
+
+def item_view(
+    attempt: AttemptHeader,
+    position: int,
+    snapshot: dict[str, Any],
+    selected_ids: list[int],
+    flagged: bool,
+) -> ItemView:
     feedback = None
-    if attempt.mode == "practice" and item.answered_at is not None and item.selected_ids:
-        correct = set(snapshot["correct_ids"]) == set(item.selected_ids)
+    if attempt.mode == "practice" and selected_ids:  # answered: its feedback is due
+        correct = set(snapshot["correct_ids"]) == set(selected_ids)
         feedback = Feedback(
             correct,
             tuple(snapshot["correct_ids"]),
@@ -149,22 +212,21 @@ def take(session: Session, attempt: AttemptHeader, position: int, now: datetime)
             _links(snapshot),
             _references(snapshot),
         )
-    view = ItemView(
-        position=item.position,
+    return ItemView(
+        position=position,
         kind=snapshot["kind"],
         stem_html=snapshot["stem_html"],
         topic=_topic(snapshot),
         choices=_choices(snapshot),
-        selected_ids=tuple(item.selected_ids),
-        flagged=item.flagged,
+        selected_ids=tuple(selected_ids),
+        flagged=flagged,
         feedback=feedback,
     )
-    return TakeView(attempt, view, _nav(items), attempt.remaining_s(now))
 
 
 def summary(session: Session, attempt: AttemptHeader, now: datetime) -> SummaryView:
     """Gather what is answered and flagged, for the page before submitting."""
-    return SummaryView(attempt, _nav(_items(session, attempt.id)), attempt.remaining_s(now))
+    return SummaryView(attempt, marks(session, attempt.id), attempt.remaining_s(now))
 
 
 def result(session: Session, attempt: AttemptHeader) -> ResultView:
@@ -219,5 +281,5 @@ def _review(item: AttemptItem) -> ReviewItem:
 
 def resume_position(session: Session, attempt_id: int) -> int:
     """The first unanswered question of an attempt (the last one when all are answered)."""
-    items = _items(session, attempt_id)
-    return next((i.position for i in items if not i.selected_ids), len(items) or 1)
+    found = marks(session, attempt_id)
+    return next((m.position for m in found if not m.answered), len(found) or 1)

@@ -9,17 +9,18 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, require_role
 from app.accounts.service import Viewer
 from app.content.dependencies import Slug
 from app.content.queries import topics_list
 from app.content.read_models import TopicSummary
-from app.exams import allowances, queries, service
+from app.exams import allowances, answers, queries, service
 from app.exams.custom import CustomExam, start_custom
 from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, refuse_if_closed
-from app.exams.read_models import AttemptHeader
+from app.exams.read_models import AttemptHeader, TakeView
 from app.web.dependencies import SessionDep, unit_of_work
 from app.web.limits import FieldText
 from app.web.templating import is_htmx, render, url_for
@@ -105,8 +106,8 @@ async def start_custom_exam(
                 grace=grace_of(request),
             )
         )
-    except InvalidExamSpec as exc:
-        return _exams_page(request, session, viewer, form=form, error=exc)
+    except InvalidExamSpec as exc:  # the page reads the database: not on the event loop
+        return await run_in_threadpool(_exams_page, request, session, viewer, form=form, error=exc)
     return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
 
 
@@ -164,27 +165,30 @@ def attempt_review(
 
 
 @router.get("/attempts/{attempt_id}/questions/{position}", name="attempt_question")
-def attempt_question(
-    request: Request, attempt: OwnedAttempt, position: Position, session: SessionDep
-) -> Response:
-    """Show one question of an open attempt with the navigator and the time left."""
+async def attempt_question(request: Request, attempt: OwnedAttempt, position: Position) -> Response:
+    """Show one question of an open attempt with the navigator and the time left.
+
+    The page learners load most during an exam: one trip to a thread for its one query.
+    """
     if not attempt.is_open:
         return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
-    return _question_page(request, session, attempt, position)
+    return _show(request, await _take(request, attempt, position))
 
 
-def _question_page(
+async def _take(request: Request, attempt: AttemptHeader, position: int) -> TakeView:
+    take = partial(queries.take, attempt=attempt, position=position, now=now_of(request))
+    return await unit_of_work(request, write=False).run(take)
+
+
+def _show(
     request: Request,
-    session: SessionDep,
-    attempt: AttemptHeader,
-    position: int,
+    view: TakeView,
     *,
     error: str | None = None,
     saved: bool = False,
     status_code: int = 200,
     block: str | None = None,
 ) -> HTMLResponse:
-    view = queries.take(session, attempt, position, now_of(request))
     context = {"view": view, "error": error, "saved": saved}
     return render(request, "exams/question.html", context, status_code=status_code, block=block)
 
@@ -195,38 +199,43 @@ async def save_attempt_question(
     attempt: OwnedAttempt,
     position: Position,
     viewer: RequiredViewer,
-    session: SessionDep,
     choice: ChoiceField = None,
     flagged: Annotated[str | None, Form(max_length=5)] = None,
     go: Annotated[Go, Form()] = "stay",
 ) -> Response:
-    """Save a question's choices and flag, then go where the learner asked."""
+    """Save a question's choices and flag, then go where the learner asked.
+
+    With htmx the answer is the navigator as the save left it, read in the save's own
+    transaction; without, a redirect.
+    """
     block = "status" if is_htmx(request) else None
+    now = now_of(request)
     try:
         refuse_if_closed(attempt)
-        await unit_of_work(request).run(
-            partial(
-                service.save_page,
-                attempt_id=attempt.id,
-                user_id=viewer.id,
-                position=position,
-                choice_ids=_choice_ids(choice or []),
-                flagged=flagged is not None,
-                now=now_of(request),
-                grace=grace_of(request),
-            )
+        save = partial(
+            answers.save_page,
+            attempt_id=attempt.id,
+            user_id=viewer.id,
+            position=position,
+            choice_ids=_choice_ids(choice or []),
+            flagged=flagged is not None,
+            now=now,
+            grace=grace_of(request),
+        )
+        if block is None:
+            await unit_of_work(request).run(save)
+            return _after_save(attempt, position, go)
+        view = await unit_of_work(request).run(
+            partial(queries.take_after, change=save, attempt=attempt, position=position, now=now)
         )
     except InvalidExamAnswer as exc:
-        return _question_page(
-            request, session, attempt, position, error=exc.message, status_code=422, block=block
-        )
+        shown = await _take(request, attempt, position)
+        return _show(request, shown, error=exc.message, status_code=422, block=block)
     except AttemptClosed as exc:
         if block is None:
             raise
         return Response(status_code=409, headers={"HX-Redirect": exc.page_redirect or "/"})
-    if block is not None:
-        return _question_page(request, session, attempt, position, saved=True, block=block)
-    return _after_save(attempt, position, go)
+    return _show(request, view, saved=True, block=block)
 
 
 def _after_save(attempt: AttemptHeader, position: int, go: Go) -> RedirectResponse:
@@ -307,6 +316,8 @@ async def set_allowance(
                 now=now_of(request),
             )
         )
-    except InvalidExamSpec as exc:
-        return _allowances(request, session, error=exc.message, username=username)
+    except InvalidExamSpec as exc:  # the page reads the database: not on the event loop
+        return await run_in_threadpool(
+            _allowances, request, session, error=exc.message, username=username
+        )
     return RedirectResponse(url_for("allowances") + "?done=1", status_code=303)

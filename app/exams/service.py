@@ -1,10 +1,9 @@
-"""Exam rules: start (sample, shuffle, snapshot, fix the deadline), save, flag, submit, finalise.
+"""Exam rules: start (sample, shuffle, snapshot, fix the deadline), submit, finalise.
 
 Services add and flush; the request commits. Every rule about time takes `now`, so the
 clock is the server's and tests move it by hand. Finalising is one conditional UPDATE
 (`... WHERE status = 'open'`): any number of submits and sweeps racing each other close an
-attempt once. A save first claims the attempt row with such an UPDATE too, so on PostgreSQL
-a save and a finalisation queue on the row lock, and no answer lands after grading.
+attempt once. Saving answers and flags lives in `answers`.
 """
 
 import random
@@ -20,7 +19,7 @@ from sqlalchemy.orm import Session
 from app.content.blueprints import ExamBlueprint
 from app.exams import sampling
 from app.exams.allowances import time_multiplier
-from app.exams.errors import AttemptClosed, InvalidExamAnswer, NotFound, TimeUp
+from app.exams.errors import NotFound
 from app.exams.grading import grade_item, percent
 from app.exams.models import Attempt, AttemptItem
 from app.progress.service import Answer, record_exam
@@ -168,7 +167,13 @@ def finalise(session: Session, attempt: Attempt, now: datetime, *, timed_out: bo
     if closed != 1:
         session.expire(attempt)
         return False
-    items = session.scalars(select(AttemptItem).where(AttemptItem.attempt_id == attempt.id)).all()
+    # Saves write items with plain UPDATEs, and a batch of writes shares one session: read
+    # the rows afresh rather than trust objects an earlier job left in the identity map.
+    items = session.scalars(
+        select(AttemptItem)
+        .where(AttemptItem.attempt_id == attempt.id)
+        .execution_options(populate_existing=True)
+    ).all()
     points = 0.0
     for item in items:
         item.is_correct, item.points = grade_item(
@@ -223,88 +228,6 @@ def sweep(session: Session, now: datetime, grace: timedelta) -> int:
     return sum(1 for attempt in due if finalise(session, attempt, now, timed_out=True))
 
 
-def _claim(
-    session: Session, attempt_id: int, user_id: int, now: datetime, grace: timedelta
-) -> Attempt:
-    """Lock a learner's open attempt for a change, or refuse: missing, closed or out of time."""
-    claimed = _changed(
-        session,
-        update(Attempt)
-        .where(Attempt.id == attempt_id, Attempt.user_id == user_id, Attempt.status == "open")
-        .values(last_saved_at=now),
-    )
-    attempt = session.get(Attempt, attempt_id, populate_existing=True)
-    if attempt is None or attempt.user_id != user_id:
-        raise NotFound("There is nothing here with that number.")
-    if claimed != 1:
-        raise AttemptClosed(attempt_id)
-    if _due(attempt, now, grace):
-        raise TimeUp(attempt_id)
-    return attempt
-
-
-def _item(session: Session, attempt: Attempt, position: int) -> AttemptItem:
-    item = session.scalars(
-        select(AttemptItem).where(
-            AttemptItem.attempt_id == attempt.id, AttemptItem.position == position
-        )
-    ).one_or_none()
-    if item is None:
-        raise NotFound(f"This exam has no question {position}.")
-    return item
-
-
-def save_answer(
-    session: Session,
-    attempt_id: int,
-    user_id: int,
-    position: int,
-    choice_ids: Sequence[int],
-    now: datetime,
-    grace: timedelta,
-) -> AttemptItem:
-    """Keep the choices of one question (an empty list clears an exam-mode answer)."""
-    attempt = _claim(session, attempt_id, user_id, now, grace)
-    item = _item(session, attempt, position)
-    selected = list(dict.fromkeys(choice_ids))
-    _check_choices(item, selected)
-    if attempt.mode == "practice":
-        if item.answered_at is not None and item.selected_ids:
-            raise InvalidExamAnswer("This question was answered already; its feedback is shown.")
-        if not selected:
-            raise InvalidExamAnswer("Choose an answer first.")
-    item.selected_ids = selected
-    item.answered_at = now if selected else None
-    session.flush()
-    return item
-
-
-def _check_choices(item: AttemptItem, selected: list[int]) -> None:
-    known = {choice["id"] for choice in item.snapshot["choices"]}
-    unknown = [choice_id for choice_id in selected if choice_id not in known]
-    if unknown:
-        raise InvalidExamAnswer(f"Choice {unknown[0]} is not one of this question's choices.")
-    if item.snapshot["kind"] == "single" and len(selected) > 1:
-        raise InvalidExamAnswer("This question takes exactly one answer.")
-
-
-def set_flag(
-    session: Session,
-    attempt_id: int,
-    user_id: int,
-    position: int,
-    flagged: bool,
-    now: datetime,
-    grace: timedelta,
-) -> AttemptItem:
-    """Flag a question for review before submitting, or take the flag off."""
-    attempt = _claim(session, attempt_id, user_id, now, grace)
-    item = _item(session, attempt, position)
-    item.flagged = flagged
-    session.flush()
-    return item
-
-
 def submit(session: Session, attempt_id: int, user_id: int, now: datetime, grace: timedelta) -> str:
     """Submit an attempt; return its status ('expired' when time had run out already).
 
@@ -316,33 +239,6 @@ def submit(session: Session, attempt_id: int, user_id: int, now: datetime, grace
     if attempt.status == "open":
         finalise(session, attempt, now, timed_out=_due(attempt, now, grace))
     return session.scalars(select(Attempt.status).where(Attempt.id == attempt_id)).one()
-
-
-def save_page(
-    session: Session,
-    attempt_id: int,
-    user_id: int,
-    position: int,
-    choice_ids: Sequence[int],
-    flagged: bool,
-    now: datetime,
-    grace: timedelta,
-) -> AttemptItem:
-    """Keep what one question's page holds: its choices and its flag.
-
-    In practice mode an answered question keeps its first answer (its feedback is showing),
-    and a page left without a choice keeps the question unanswered.
-    """
-    attempt = _claim(session, attempt_id, user_id, now, grace)
-    item = _item(session, attempt, position)
-    selected = list(dict.fromkeys(choice_ids))
-    _check_choices(item, selected)
-    if attempt.mode == "exam" or (selected and not item.selected_ids):
-        item.selected_ids = selected
-        item.answered_at = now if selected else None
-    item.flagged = flagged
-    session.flush()
-    return item
 
 
 def finalise_due(session: Session, attempt_id: int, now: datetime, grace: timedelta) -> bool:

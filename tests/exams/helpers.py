@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import select
 
 from app.db import Database
-from app.exams import service
+from app.exams import answers, service
 from app.exams.models import Attempt, AttemptItem
 from tests.exams.conftest import EXAM, GRACE, START
 
@@ -47,4 +47,4 @@ def answer(
     db: Database, attempt_id: int, user_id: int, position: int, ids: list[int], now: datetime
 ) -> None:
     with db.session_scope(write=True) as session:
-        service.save_answer(session, attempt_id, user_id, position, ids, now, GRACE)
+        answers.save_answer(session, attempt_id, user_id, position, ids, now, GRACE)

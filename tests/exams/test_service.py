@@ -5,14 +5,14 @@ import threading
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from app.content.models import Choice, Question
-from app.exams import sampling, service
+from app.exams import answers, sampling, service
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, NotFound, TimeUp
 from app.exams.grading import grade_item
-from app.exams.models import Attempt
-from tests.exams.conftest import GRACE, START
+from app.exams.models import Attempt, AttemptItem
+from tests.exams.conftest import EXAM, GRACE, START
 from tests.exams.helpers import answer, attempt, items, right_and_wrong, start
 from tests.factories import count_rows
 
@@ -115,7 +115,7 @@ def test_a_closed_attempt_refuses_answers_and_flags(seeded, learner):
     with pytest.raises(AttemptClosed):
         answer(seeded, attempt_id, learner, 1, [], START)
     with seeded.session_scope(write=True) as session, pytest.raises(AttemptClosed):
-        service.set_flag(session, attempt_id, learner, 1, True, START, GRACE)
+        answers.set_flag(session, attempt_id, learner, 1, True, START, GRACE)
     with seeded.session_scope(write=True) as session:  # a second submit is no error
         assert service.submit(session, attempt_id, learner, START, GRACE) == "submitted"
 
@@ -183,7 +183,7 @@ def test_a_submit_racing_the_sweep_finalises_once(seeded, learner):
 def test_flags_are_kept(seeded, learner):
     attempt_id = start(seeded, learner)
     with seeded.session_scope(write=True) as session:
-        service.set_flag(session, attempt_id, learner, 3, True, START, GRACE)
+        answers.set_flag(session, attempt_id, learner, 3, True, START, GRACE)
     assert [i.flagged for i in items(seeded, attempt_id)] == [False, False, True] + [False] * 4
 
 
@@ -241,3 +241,22 @@ def test_draw_fills_a_short_topic_from_the_rest():
     )
     picked = sampling.draw(spec, random.Random(1))
     assert len(picked) == 6 and picked == sorted(picked) and {1, 2} <= set(picked)
+
+
+def test_a_submit_grades_what_was_saved_earlier_in_the_same_transaction(seeded, learner):
+    """SQLite's writer runs many requests in one session: a start, a save and a submit may
+    share it, and grading must see the saved answer, not the items the start left in memory."""
+    with seeded.session_scope(write=True) as session:
+        attempt_id = service.start_attempt(
+            session, learner, EXAM, START, GRACE, random.Random(7)
+        ).attempt_id
+        first = session.scalars(
+            select(AttemptItem).where(
+                AttemptItem.attempt_id == attempt_id, AttemptItem.position == 1
+            )
+        ).one()
+        right, _ = right_and_wrong(first)
+        answers.save_answer(session, attempt_id, learner, 1, [right], START, GRACE)
+        assert service.submit(session, attempt_id, learner, START, GRACE) == "submitted"
+    graded = items(seeded, attempt_id)[0]
+    assert graded.selected_ids == [right] and graded.is_correct

@@ -1,0 +1,126 @@
+"""Structural guards on the exam hot path: saves and question pages run a small, fixed set of
+statements, read one question's snapshot, and never touch the database on the event loop.
+
+A query on the event loop blocks every request of the worker; under load it waited for a
+pooled connection that only the blocked loop could give back.
+"""
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from sqlalchemy import event
+
+from tests.exams.conftest import EXAM
+from tests.exams.helpers import items, right_and_wrong
+from tests.factories import count_queries
+
+
+def _start(client) -> int:  # type: ignore[no-untyped-def]
+    response = client.post(f"/exams/{EXAM}/start", follow_redirects=False)
+    assert response.status_code == 303
+    return int(response.headers["location"].rsplit("/", 1)[1])
+
+
+@pytest.fixture
+def sitting(seeded, user_client):  # type: ignore[no-untyped-def]
+    """A logged-in learner with an open attempt, its first question shown once already."""
+    client = user_client("ann")
+    attempt_id = _start(client)
+    assert client.get(f"/attempts/{attempt_id}/questions/1").status_code == 200
+    right, wrong = right_and_wrong(items(seeded, attempt_id)[0])
+    return client, attempt_id, right, wrong
+
+
+def _exam_statements(statements: list[str]) -> list[str]:
+    # Who is asking is looked up again now and then; only the exam's own work is counted.
+    return [s for s in statements if "exam_attempt" in s]
+
+
+def _snapshot_reads(statements: list[str]) -> int:
+    return sum("snapshot" in s for s in statements)
+
+
+def test_an_htmx_save_runs_five_statements_and_reads_one_snapshot(app, sitting):
+    client, attempt_id, right, _ = sitting
+    with count_queries(app) as statements:
+        response = client.post(
+            f"/attempts/{attempt_id}/questions/1",
+            data={"choice": str(right)},
+            headers={"HX-Request": "true"},
+        )
+    assert response.status_code == 200 and "Saved." in response.text
+    exam = _exam_statements(statements)
+    # the attempt (mine?), claim it, read the question, write it, the navigator's marks
+    assert len(exam) == 5, exam
+    assert _snapshot_reads(exam) == 1, exam
+
+
+def test_an_api_save_runs_four_statements(app, sitting):
+    client, attempt_id, right, _ = sitting
+    with count_queries(app) as statements:
+        response = client.put(
+            f"/api/v1/attempts/{attempt_id}/questions/1/answer", json={"choice_ids": [right]}
+        )
+    assert response.status_code == 200 and response.json()["selected_ids"] == [right]
+    exam = _exam_statements(statements)
+    assert len(exam) == 4, exam
+    assert _snapshot_reads(exam) == 1, exam
+
+
+@pytest.mark.parametrize("path", ["/attempts/{}/questions/3", "/api/v1/attempts/{}/questions/3"])
+def test_a_question_runs_two_statements(app, sitting, path):
+    client, attempt_id, _, _ = sitting
+    with count_queries(app) as statements:
+        assert client.get(path.format(attempt_id)).status_code == 200
+    assert len(_exam_statements(statements)) == 2, statements
+
+
+def test_the_summary_reads_no_snapshot(app, sitting):
+    client, attempt_id, _, _ = sitting
+    with count_queries(app) as statements:
+        assert client.get(f"/attempts/{attempt_id}/summary").status_code == 200
+    assert _snapshot_reads(_exam_statements(statements)) == 0, statements
+
+
+@contextmanager
+def queries_on_the_event_loop(app) -> Iterator[list[str]]:  # type: ignore[no-untyped-def]
+    """Collect the statements run by a thread that is running an event loop."""
+    found: list[str] = []
+
+    def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # a worker or writer thread: where the database belongs
+        found.append(statement)
+
+    engine = app.state.db.engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield found
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+def test_no_exam_request_queries_on_the_event_loop(app, seeded, sitting, user_client):
+    client, attempt_id, right, wrong = sitting
+    question = f"/attempts/{attempt_id}/questions/1"
+    api = f"/api/v1/attempts/{attempt_id}/questions/2"
+    htmx = {"HX-Request": "true"}
+    admin = user_client("root", role="admin")
+    with queries_on_the_event_loop(app) as found:
+        assert client.get(question).status_code == 200
+        assert client.post(question, data={"choice": str(right)}, headers=htmx).status_code == 200
+        bad = client.post(question, data={"choice": "999999"}, headers=htmx)
+        assert bad.status_code == 422
+        saved = client.post(question, data={"choice": str(wrong), "go": "next"})
+        assert saved.status_code == 200
+        assert client.put(f"{api}/answer", json={"choice_ids": []}).status_code == 200
+        assert client.put(f"{api}/flag", json={"flagged": True}).status_code == 200
+        assert client.post("/exams/custom", data={"count": "x"}).status_code == 422
+        assert admin.post("/exams/extra-time", data={"username": "nobody"}).status_code == 422
+        assert client.get(f"/attempts/{attempt_id}/summary").status_code == 200
+        assert client.post(f"/attempts/{attempt_id}/submit").status_code == 200
+    assert found == []
