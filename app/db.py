@@ -15,6 +15,7 @@ from sqlalchemy import DateTime, Engine, MetaData, TypeDecorator, create_engine,
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import SingletonThreadPool
 
 T = TypeVar("T")
 
@@ -254,15 +255,21 @@ def _settle(jobs: list[_Job]) -> None:
             job.future.set_result(job.outcome)
 
 
-def make_engine(url: str) -> Engine:
-    """Create the engine for a URL, creating the SQLite file's folder when needed."""
+def make_engine(url: str, *, per_thread: bool = False) -> Engine:
+    """Create the engine for a URL, creating the SQLite file's folder when needed.
+
+    `per_thread` (SQLite) keeps one connection for each thread that asks, instead of a pool.
+    """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             from pathlib import Path
 
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False}, hide_parameters=True)
+        options: dict[str, Any] = {"poolclass": SingletonThreadPool} if per_thread else {}
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False}, hide_parameters=True, **options
+        )
         _tune_sqlite(engine)
         return engine
     # hide_parameters: an error logged with its statement must not carry values such as
@@ -273,12 +280,25 @@ def make_engine(url: str) -> Engine:
 
 
 class Database:
-    """An engine with a read session factory and a write session factory."""
+    """An engine with a read session factory and a write session factory.
+
+    On a SQLite file there are also `brief_sessions`, for reads of a few rows by key that
+    run on the event loop: the file is local and, in WAL mode, its readers never wait for
+    a writer, so such a read takes tens of microseconds, less than a trip to a thread. They
+    come from a connection of the loop's own, outside the pool, so the loop never waits for
+    a pooled connection either.
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = make_engine(url)
         self.read_sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.brief_engine: Engine | None = None
+        self.brief_sessions: sessionmaker[Session] | None = None
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+            self.brief_engine = make_engine(url, per_thread=True)
+            self.brief_sessions = sessionmaker(self.brief_engine, expire_on_commit=False)
         writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self.write_sessions = sessionmaker(writer, expire_on_commit=False)
         # SQLite writes one at a time anyway, so small writes share commits on one thread;
@@ -303,4 +323,6 @@ class Database:
     def dispose(self) -> None:
         if self.write_queue is not None:
             self.write_queue.close()
+        if self.brief_engine is not None:
+            self.brief_engine.dispose()
         self.engine.dispose()

@@ -86,12 +86,15 @@ def count_queries(app: FastAPI) -> Iterator[list[str]]:
         if not statement.startswith(("BEGIN", "PRAGMA", "ROLLBACK", "COMMIT")):
             statements.append(statement)
 
-    engine = app.state.db.engine
-    event.listen(engine, "before_cursor_execute", record)
+    db = app.state.db
+    engines = [engine for engine in (db.engine, db.brief_engine) if engine is not None]
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", record)
     try:
         yield statements
     finally:
-        event.remove(engine, "before_cursor_execute", record)
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", record)
 
 
 CONTENT_TABLES = [

@@ -188,3 +188,28 @@ def test_the_write_queue_finishes_queued_writes_when_closed(tmp_path):
     db.dispose()  # joins the writer thread; a second dispose is harmless
     db.dispose()
     assert _answers(Database(db.url)) == [[7]]
+
+
+def test_brief_reads_on_sqlite_keep_one_connection_per_thread_and_see_each_commit(tmp_path):
+    db, user, question = _answers_db(tmp_path)
+    assert db.brief_sessions is not None and db.brief_engine is not None
+    opened = []
+    event.listen(db.brief_engine, "connect", lambda _conn, _record: opened.append(1))
+
+    def brief_count() -> list[list[int]]:
+        assert db.brief_sessions is not None
+        with db.brief_sessions() as session:
+            return sorted(session.scalars(select(PracticeAnswer.selected_ids)).all())
+
+    assert brief_count() == []
+    with db.session_scope(write=True) as session:
+        _answer(user, question, 1)(session)
+    assert brief_count() == [[1]]  # no snapshot outlives its read
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(brief_count).result() == [[1]]
+    assert len(opened) == 2  # one for this thread, one for the other
+    db.dispose()
+
+
+def test_brief_reads_go_to_threads_without_a_sqlite_file():
+    assert Database("sqlite://").brief_sessions is None

@@ -3,9 +3,11 @@
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Path, Request
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts import service
@@ -14,7 +16,7 @@ from app.accounts.service import Policy, Viewer
 from app.config import Settings
 from app.db import Database
 from app.errors import NotFound
-from app.web.dependencies import WriteSessionDep
+from app.web.dependencies import WriteSessionDep, unit_of_work
 
 T = TypeVar("T")
 
@@ -38,22 +40,24 @@ def policy(settings: Settings) -> Policy:
     )
 
 
-def _from_session(db: Database, token: str, rules: Policy) -> Viewer | None:
-    with db.session_scope() as session:
-        viewer, stale = service.session_viewer(session, token, rules)
+async def _look_up(
+    request: Request,
+    lookup: Callable[[Session], tuple[Viewer | None, bool]],
+    touch: Callable[[Session], None],
+) -> Viewer | None:
+    """Find who a credential belongs to (a brief read by key); record the visit when due.
+
+    The visit is written at most once a minute, in a short transaction of its own.
+    """
+    viewer, stale = await unit_of_work(request, write=False, brief=True).run(lookup)
     if viewer is not None and stale:
-        with db.session_scope(write=True) as session:
-            service.touch_session(session, token)
+        await run_in_threadpool(_write, request.app.state.db, touch)
     return viewer
 
 
-def _from_token(db: Database, token: str) -> Viewer | None:
-    with db.session_scope() as session:
-        viewer, stale = service.token_viewer(session, token)
-    if viewer is not None and stale:
-        with db.session_scope(write=True) as session:
-            service.touch_token(session, token)
-    return viewer
+def _write(db: Database, change: Callable[[Session], None]) -> None:
+    with db.session_scope(write=True) as session:
+        change(session)
 
 
 class RecentViewers:
@@ -98,7 +102,6 @@ async def load_viewer(request: Request) -> Viewer | None:
     if hasattr(request.state, "viewer"):
         return request.state.viewer
     settings: Settings = request.app.state.settings
-    db: Database = request.app.state.db
     recent: RecentViewers = request.app.state.recent_viewers
     viewer = None
     auth = request.headers.get("authorization", "")
@@ -106,14 +109,22 @@ async def load_viewer(request: Request) -> Viewer | None:
         bearer = auth[7:].strip()
         known, viewer = recent.get(bearer)
         if not known:
-            viewer = await run_in_threadpool(_from_token, db, bearer)
+            viewer = await _look_up(
+                request,
+                partial(service.token_viewer, token=bearer),
+                partial(service.touch_token, token=bearer),
+            )
             recent.put(bearer, viewer)
         if viewer is None:
             raise NotAuthenticated("That API token is not valid or was revoked.")
     elif token := request.cookies.get(cookie_name(settings)):
         known, viewer = recent.get(token)
         if not known:
-            viewer = await run_in_threadpool(_from_session, db, token, policy(settings))
+            viewer = await _look_up(
+                request,
+                partial(service.session_viewer, token=token, policy=policy(settings)),
+                partial(service.touch_session, token=token),
+            )
             recent.put(token, viewer)
     request.state.viewer = viewer
     return viewer

@@ -1,5 +1,7 @@
 """Password hashing (Argon2id with OWASP's parameters) and the rules a new password must meet."""
 
+import os
+import threading
 from functools import lru_cache
 
 from argon2 import PasswordHasher, Type
@@ -11,8 +13,21 @@ MIN_LENGTH = 8
 MAX_LENGTH = 1024
 # OWASP Password Storage Cheat Sheet: Argon2id, 19 MiB of memory, 2 iterations, 1 lane.
 HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1, type=Type.ID)
+# Hashing is slow by design: a process runs at most this many at once, so a wave of log-ins
+# (an exam starting) queues here instead of taking every core from the pages being read.
+_HASHING = threading.BoundedSemaphore(max(1, (os.cpu_count() or 2) - 1))
 # Verified when a username is unknown, so that answer takes as long as a wrong password.
 _DUMMY_HASH = HASHER.hash("not a real password, only spends time")
+
+
+def _hash(password: str) -> str:
+    with _HASHING:
+        return HASHER.hash(password)
+
+
+def _verify(password_hash: str, password: str) -> bool:
+    with _HASHING:
+        return HASHER.verify(password_hash, password)
 
 
 @lru_cache(maxsize=1)
@@ -38,7 +53,7 @@ def check_new_password(password: str, username: str = "") -> None:
 
 def hash_password(password: str) -> str:
     """Hash a password with Argon2id."""
-    return HASHER.hash(password)
+    return _hash(password)
 
 
 def verify_password(password_hash: str | None, password: str) -> bool:
@@ -46,7 +61,7 @@ def verify_password(password_hash: str | None, password: str) -> bool:
     if len(password) > MAX_LENGTH:
         return False
     try:
-        return HASHER.verify(password_hash or _DUMMY_HASH, password) and password_hash is not None
+        return _verify(password_hash or _DUMMY_HASH, password) and password_hash is not None
     except (VerificationError, InvalidHashError):
         return False
 

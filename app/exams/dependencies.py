@@ -10,10 +10,9 @@ from functools import partial
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
-from starlette.concurrency import run_in_threadpool
 
 from app.accounts.dependencies import RequiredViewer
-from app.db import Database, utcnow
+from app.db import utcnow
 from app.exams import queries, service
 from app.exams.read_models import AttemptHeader
 from app.web.dependencies import unit_of_work
@@ -32,23 +31,18 @@ def grace_of(request: Request) -> timedelta:
     return timedelta(seconds=request.app.state.settings.exam_grace_seconds)
 
 
-def _header(db: Database, attempt_id: int, user_id: int) -> AttemptHeader:
-    with db.read_sessions() as session:
-        return queries.header(session, attempt_id, user_id)
-
-
 async def get_attempt(
     request: Request, attempt_id: AttemptId, viewer: RequiredViewer
 ) -> AttemptHeader:
     """Load the viewer's attempt (404 for anyone else's), finalised if its time ran out."""
-    db = request.app.state.db
-    attempt = await run_in_threadpool(_header, db, attempt_id, viewer.id)
+    header = partial(queries.header, attempt_id=attempt_id, user_id=viewer.id)
+    attempt = await unit_of_work(request, write=False, brief=True).run(header)
     now, grace = now_of(request), grace_of(request)
     if attempt.is_open and attempt.deadline_at is not None and now > attempt.deadline_at + grace:
         await unit_of_work(request).run(
             partial(service.finalise_due, attempt_id=attempt.id, now=now, grace=grace)
         )
-        attempt = await run_in_threadpool(_header, db, attempt_id, viewer.id)
+        attempt = await unit_of_work(request, write=False, brief=True).run(header)
     return attempt
 
 

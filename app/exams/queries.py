@@ -59,6 +59,22 @@ def blueprints(session: Session, user_id: int | None) -> tuple[BlueprintSummary,
     )
 
 
+_HEADER_FIELDS = (
+    "id",
+    "user_id",
+    "title",
+    "mode",
+    "status",
+    "question_count",
+    "pass_mark",
+    "started_at",
+    "deadline_at",
+    "submitted_at",
+    "percent",
+    "passed",
+)
+
+
 def _header(attempt: Attempt, blueprint_slug: str | None) -> AttemptHeader:
     return AttemptHeader(
         id=attempt.id,
@@ -77,16 +93,25 @@ def _header(attempt: Attempt, blueprint_slug: str | None) -> AttemptHeader:
     )
 
 
+# Every exam page and save loads its attempt first: built once, on the table's columns.
+_HEADER = (
+    select(
+        *(getattr(Attempt.__table__.c, field) for field in _HEADER_FIELDS),
+        ExamBlueprint.slug,
+    )
+    .outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
+    .where(Attempt.id == bindparam("attempt_id"), Attempt.user_id == bindparam("user_id"))
+)
+
+
 def header(session: Session, attempt_id: int, user_id: int) -> AttemptHeader:
     """Load a learner's attempt; anyone else's is as missing as one that does not exist."""
-    row = session.execute(
-        select(Attempt, ExamBlueprint.slug)
-        .outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
-        .where(Attempt.id == attempt_id, Attempt.user_id == user_id)
-    ).one_or_none()
+    params = {"attempt_id": attempt_id, "user_id": user_id}
+    row = session.connection().execute(_HEADER, params).one_or_none()
     if row is None:
         raise NotFound("There is nothing here with that number.")
-    return _header(*row)
+    *fields, slug = row
+    return AttemptHeader(**dict(zip(_HEADER_FIELDS, fields, strict=True)), blueprint_slug=slug)
 
 
 def history(session: Session, user_id: int) -> tuple[AttemptHeader, ...]:

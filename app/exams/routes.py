@@ -168,7 +168,8 @@ def attempt_review(
 async def attempt_question(request: Request, attempt: OwnedAttempt, position: Position) -> Response:
     """Show one question of an open attempt with the navigator and the time left.
 
-    The page learners load most during an exam: one trip to a thread for its one query.
+    The page learners load most during an exam: two brief reads by key (the attempt, then
+    its marks with the one snapshot shown).
     """
     if not attempt.is_open:
         return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
@@ -177,7 +178,7 @@ async def attempt_question(request: Request, attempt: OwnedAttempt, position: Po
 
 async def _take(request: Request, attempt: AttemptHeader, position: int) -> TakeView:
     take = partial(queries.take, attempt=attempt, position=position, now=now_of(request))
-    return await unit_of_work(request, write=False).run(take)
+    return await unit_of_work(request, write=False, brief=True).run(take)
 
 
 def _show(

@@ -165,7 +165,7 @@ def _choice_ids(values: list[str]) -> list[int]:
 
 
 async def _status(request: Request, viewer: Viewer) -> ReviewStatus:
-    work = unit_of_work(request, write=False)
+    work = unit_of_work(request, write=False, brief=True)
     return await work.run(partial(queries.review_status, user_id=viewer.id, now=now_of(request)))
 
 
@@ -238,7 +238,7 @@ async def practice_standing(request: Request, view: QuestionView) -> SetTally | 
     viewer = viewer_of(request)
     if viewer is None:
         return None
-    work = unit_of_work(request, write=False)
+    work = unit_of_work(request, write=False, brief=True)
     return await work.run(
         partial(queries.set_tally, user_id=viewer.id, set_slug=view.set.slug, total=view.total)
     )
@@ -271,7 +271,7 @@ async def note_standing(request: Request, view: NoteView) -> NoteStanding | None
     viewer = viewer_of(request)
     if viewer is None:
         return None
-    work = unit_of_work(request, write=False)
+    work = unit_of_work(request, write=False, brief=True)
     read_at = await work.run(partial(queries.note_read_at, user_id=viewer.id, slug=view.slug))
     return NoteStanding(view.slug, read_at)
 

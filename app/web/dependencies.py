@@ -62,14 +62,22 @@ class UnitOfWork:
         sessions: sessionmaker[Session],
         cache: ContentCache,
         write_queue: WriteQueue | None = None,
+        *,
+        on_loop: bool = False,
     ) -> None:
         self._sessions = sessions
         self._cache = cache
         self._write_queue = write_queue
+        self._on_loop = on_loop
 
     async def run(self, work: Callable[[Session], T]) -> T:
-        """Run work(session) and commit, off the event loop; the result once it is durable."""
-        if self._write_queue is not None:
+        """Run work(session) and commit, off the event loop; the result once it is durable.
+
+        A brief read on SQLite runs on the event loop instead (see `unit_of_work`).
+        """
+        if self._on_loop:
+            result, info = self._run(work)
+        elif self._write_queue is not None:
             result, info = await self._write_queue.run(work)
         else:
             result, info = await run_in_threadpool(self._run, work)
@@ -86,11 +94,19 @@ class UnitOfWork:
             return result, dict(session.info)
 
 
-def unit_of_work(request: Request, *, write: bool = True) -> UnitOfWork:
-    """Build the request's unit of work (a write one takes SQLite's write lock up front)."""
+def unit_of_work(request: Request, *, write: bool = True, brief: bool = False) -> UnitOfWork:
+    """Build the request's unit of work (a write one takes SQLite's write lock up front).
+
+    `brief` marks a read of a few rows found by key (a tally, an attempt's marks, who a
+    session belongs to): on a SQLite file it runs on the event loop, where it costs less
+    than the trip to a thread would (`Database.brief_sessions`). Anything that scans, ranks
+    or may wait stays in the thread pool, as does every read on PostgreSQL.
+    """
     db = request.app.state.db
     if write:
         return UnitOfWork(db.write_sessions, request.app.state.cache, db.write_queue)
+    if brief and db.brief_sessions is not None:
+        return UnitOfWork(db.brief_sessions, request.app.state.cache, on_loop=True)
     return UnitOfWork(db.read_sessions, request.app.state.cache)
 
 

@@ -1,8 +1,9 @@
 """Structural guards on the exam hot path: saves and question pages run a small, fixed set of
-statements, read one question's snapshot, and never touch the database on the event loop.
+statements, read one question's snapshot, and never take a pooled connection on the event loop.
 
-A query on the event loop blocks every request of the worker; under load it waited for a
-pooled connection that only the blocked loop could give back.
+A pooled query on the event loop blocks every request of the worker; under load it waited for
+a pooled connection that only the blocked loop could give back. Brief reads by key use the
+loop's own connection instead (`Database.brief_sessions`), which nothing else holds.
 """
 
 import asyncio
@@ -86,7 +87,7 @@ def test_the_summary_reads_no_snapshot(app, sitting):
 
 @contextmanager
 def queries_on_the_event_loop(app) -> Iterator[list[str]]:  # type: ignore[no-untyped-def]
-    """Collect the statements run by a thread that is running an event loop."""
+    """Collect the pooled statements run by a thread that is running an event loop."""
     found: list[str] = []
 
     def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
