@@ -88,8 +88,10 @@ class FifoLock:
                 self._held = False
 
 
-def _tune_sqlite(engine: Engine) -> None:
+def _tune_sqlite(engine: Engine, *, transactions: bool = True) -> None:
     """Apply the pragmas and take over BEGIN so writers can ask for BEGIN IMMEDIATE.
+
+    Without `transactions` (an engine in autocommit) only the pragmas are applied.
 
     Writers of this process queue on an in-process lock, first come first served, before
     BEGIN IMMEDIATE: threads then wait their turn instead of sleeping and polling in
@@ -110,6 +112,9 @@ def _tune_sqlite(engine: Engine) -> None:
         ):
             cursor.execute(f"PRAGMA {pragma}")
         cursor.close()
+
+    if not transactions:
+        return
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
@@ -258,7 +263,8 @@ def _settle(jobs: list[_Job]) -> None:
 def make_engine(url: str, *, per_thread: bool = False) -> Engine:
     """Create the engine for a URL, creating the SQLite file's folder when needed.
 
-    `per_thread` (SQLite) keeps one connection for each thread that asks, instead of a pool.
+    `per_thread` (SQLite) keeps one connection for each thread that asks, instead of a pool,
+    in autocommit: each statement reads a snapshot of its own, with no BEGIN or COMMIT.
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -266,11 +272,13 @@ def make_engine(url: str, *, per_thread: bool = False) -> Engine:
             from pathlib import Path
 
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        options: dict[str, Any] = {"poolclass": SingletonThreadPool} if per_thread else {}
+        options: dict[str, Any] = {}
+        if per_thread:
+            options = {"poolclass": SingletonThreadPool, "isolation_level": "AUTOCOMMIT"}
         engine = create_engine(
             url, connect_args={"check_same_thread": False}, hide_parameters=True, **options
         )
-        _tune_sqlite(engine)
+        _tune_sqlite(engine, transactions=not per_thread)
         return engine
     # hide_parameters: an error logged with its statement must not carry values such as
     # password hashes or session-token hashes.
@@ -286,7 +294,7 @@ class Database:
     run on the event loop: the file is local and, in WAL mode, its readers never wait for
     a writer, so such a read takes tens of microseconds, less than a trip to a thread. They
     come from a connection of the loop's own, outside the pool, so the loop never waits for
-    a pooled connection either.
+    a pooled connection either. They run in autocommit: a brief read is one statement.
     """
 
     def __init__(self, url: str) -> None:
