@@ -2,8 +2,11 @@
 
 import os
 import threading
+from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
+import anyio
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -13,9 +16,12 @@ MIN_LENGTH = 8
 MAX_LENGTH = 1024
 # OWASP Password Storage Cheat Sheet: Argon2id, 19 MiB of memory, 2 iterations, 1 lane.
 HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1, type=Type.ID)
+T = TypeVar("T")
 # Hashing is slow by design: a process runs at most this many at once, so a wave of log-ins
 # (an exam starting) queues here instead of taking every core from the pages being read.
-_HASHING = threading.BoundedSemaphore(max(1, (os.cpu_count() or 2) - 1))
+HASHING_AT_ONCE = max(1, (os.cpu_count() or 2) - 1)
+_HASHING = threading.BoundedSemaphore(HASHING_AT_ONCE)
+_TURNS = anyio.CapacityLimiter(HASHING_AT_ONCE)
 # Verified when a username is unknown, so that answer takes as long as a wrong password.
 _DUMMY_HASH = HASHER.hash("not a real password, only spends time")
 
@@ -49,6 +55,15 @@ def check_new_password(password: str, username: str = "") -> None:
         )
     if username and password.lower() == username.lower():
         raise InvalidInput("password", "The password must not be your username.")
+
+
+async def in_turn(work: Callable[[], T]) -> T:
+    """Run work that checks a password in a thread once its turn comes.
+
+    Waiting for the turn holds no thread, so a queue of log-ins leaves the thread pool to
+    everything else.
+    """
+    return await anyio.to_thread.run_sync(work, limiter=_TURNS)
 
 
 def hash_password(password: str) -> str:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app.accounts import service
 from app.accounts.dependencies import (
@@ -24,10 +25,11 @@ from app.accounts.dependencies import (
 )
 from app.accounts.errors import AccountError, InvalidCredentials, InvalidInput, RateLimited
 from app.accounts.models import ROLES, ApiToken, User
-from app.accounts.service import Viewer
+from app.accounts.passwords import in_turn
+from app.accounts.service import Policy, Verified, Viewer
 from app.config import Settings
-from app.db import utcnow
-from app.web.dependencies import SessionDep, WriteSessionDep, after_commit
+from app.db import Database, utcnow
+from app.web.dependencies import SessionDep, WriteSessionDep, after_commit, write_session
 from app.web.limits import FieldText
 from app.web.templating import render
 
@@ -138,26 +140,46 @@ def login_page(request: Request, viewer: CurrentViewer, next: str = "/") -> Resp
 
 
 @router.post("/login", name="login_post")
-def login(
+async def login(
     request: Request,
-    reading: SessionDep,
-    session: WriteSessionDep,
     username: FormText = "",
     password: FormText = "",
     next: FormText = "/",
 ) -> Response:
-    """Check the credentials (hashing before the write lock) and start a fresh session."""
+    """Check the credentials (hashing in turn, before the write lock) and start a fresh session."""
     values = {"username": username[:64], "next": safe_next(next)}
     rules, address = policy(_settings(request)), _client(request)
-    try:
-        verified = service.verify_credentials(reading, username, password, address, rules)
-        reading.close()
-        user = service.log_in_verified(session, username, password, address, rules, verified)
-    except (InvalidCredentials, RateLimited) as exc:
-        if isinstance(exc, RateLimited):
-            session.rollback()  # a counted failure (InvalidCredentials) is kept
-        return _form_page(request, "accounts/login.html", exc, values)
-    return _start(request, session, user, values["next"])
+    check = partial(_verify, request.app.state.db, username, password, address, rules)
+    verified = await in_turn(check)
+    return await run_in_threadpool(
+        _log_in, request, values, username, password, address, rules, verified
+    )
+
+
+def _verify(
+    db: Database, username: str, password: str, address: str, rules: Policy
+) -> Verified | None:
+    with db.session_scope() as session:
+        return service.verify_credentials(session, username, password, address, rules)
+
+
+def _log_in(
+    request: Request,
+    values: dict[str, str],
+    username: str,
+    password: str,
+    address: str,
+    rules: Policy,
+    verified: Verified | None,
+) -> Response:
+    with write_session(request) as session:
+        try:
+            user = service.log_in_verified(session, username, password, address, rules, verified)
+        except (InvalidCredentials, RateLimited) as exc:
+            if isinstance(exc, RateLimited):
+                session.rollback()  # a counted failure (InvalidCredentials) is kept
+            return _form_page(request, "accounts/login.html", exc, values)
+        return _start(request, session, user, values["next"])
 
 
 @router.post("/logout", name="logout")

@@ -1,16 +1,22 @@
 """Many log-ins at once through a real server: wrong ones are told so, none fails on the server.
 
 Hashing a password takes tens of milliseconds; it happens before the write lock is taken, and
-writers queue in order, so a crowd of log-ins never meets "database is locked".
+writers queue in order, so a crowd of log-ins never meets "database is locked". Checks
+wait for their turn without holding a thread, so the pages go on meanwhile.
 """
 
+import asyncio
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx2 as httpx
 import pytest
 
+from app.accounts import passwords
+from tests.factories import PASSWORD, run_async
 from tests.servers import run_studyhall, server_env, serving
 
 OPENER = urllib.request.build_opener(
@@ -42,3 +48,34 @@ def test_a_crowd_of_log_ins_gets_answers_not_server_errors(server):
     with ThreadPoolExecutor(max_workers=32) as pool:
         statuses = list(pool.map(lambda n: _log_in(server, n), range(200)))
     assert statuses.count(400) == len(statuses), sorted(set(statuses))
+
+
+def test_log_ins_waiting_for_their_hashing_turn_leave_the_thread_pool_to_pages(
+    app, make_user, monkeypatch
+):
+    """More log-ins than the pool has threads wait for hashing; a page still gets a thread."""
+    make_user("ann")
+    gate = threading.Event()
+    verify = passwords._verify
+
+    def held(password_hash: str, password: str) -> bool:
+        gate.wait(30)  # every check waits here until the page has answered
+        return verify(password_hash, password)
+
+    monkeypatch.setattr(passwords, "_verify", held)
+    form = {"username": "ann", "password": PASSWORD}
+
+    async def wave() -> tuple[int, list[int]]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            logins = [asyncio.create_task(client.post("/login", data=form)) for _ in range(60)]
+            await asyncio.sleep(0.5)
+            try:  # /exams is a sync route: it needs a thread from the pool
+                page = await asyncio.wait_for(client.get("/exams"), timeout=10)
+            finally:
+                gate.set()
+            return page.status_code, [r.status_code for r in await asyncio.gather(*logins)]
+
+    page, logins = run_async(wave())
+    assert page == 200
+    assert logins == [303] * 60
