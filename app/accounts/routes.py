@@ -26,7 +26,7 @@ from app.accounts.dependencies import (
 from app.accounts.errors import AccountError, InvalidCredentials, InvalidInput, RateLimited
 from app.accounts.models import ROLES, ApiToken, User
 from app.accounts.passwords import in_turn
-from app.accounts.service import Policy, Verified, Viewer
+from app.accounts.service import Candidate, Policy, Verified, Viewer
 from app.config import Settings
 from app.db import Database, utcnow
 from app.web.dependencies import SessionDep, WriteSessionDep, after_commit, write_session
@@ -149,18 +149,20 @@ async def login(
     """Check the credentials (hashing in turn, before the write lock) and start a fresh session."""
     values = {"username": username[:64], "next": safe_next(next)}
     rules, address = policy(_settings(request)), _client(request)
-    check = partial(_verify, request.app.state.db, username, password, address, rules)
-    verified = await in_turn(check)
+    find = partial(_candidate, request.app.state.db, username, address, rules)
+    try:
+        candidate = await run_in_threadpool(find)
+    except RateLimited as exc:
+        return _form_page(request, "accounts/login.html", exc, values)
+    verified = await in_turn(partial(service.verify_candidate, candidate, password))
     return await run_in_threadpool(
         _log_in, request, values, username, password, address, rules, verified
     )
 
 
-def _verify(
-    db: Database, username: str, password: str, address: str, rules: Policy
-) -> Verified | None:
+def _candidate(db: Database, username: str, address: str, rules: Policy) -> Candidate | None:
     with db.session_scope() as session:
-        return service.verify_credentials(session, username, password, address, rules)
+        return service.log_in_candidate(session, username, address, rules)
 
 
 def _log_in(

@@ -147,21 +147,33 @@ class Verified:
     password_hash: str
 
 
-def verify_credentials(
-    session: Session, username: str, password: str, address: str, policy: Policy
-) -> Verified | None:
-    """Check a password in a read transaction, after the limits (so a limited guess costs no hash).
+@dataclass(frozen=True)
+class Candidate:
+    """The account a log-in names and its hash, found after the limits let the attempt in."""
 
-    Hashing takes tens of milliseconds: done here, it never holds SQLite's write lock.
-    """
+    user_id: int
+    password_hash: str
+
+
+def log_in_candidate(
+    session: Session, username: str, address: str, policy: Policy
+) -> Candidate | None:
+    """Check the limits in a read transaction (so a limited guess costs no hash), find the account."""
     now = utcnow()
     for key, limit in _log_in_keys(username, address, policy).items():
         _count_limit(session, key, limit, policy.window, now)
     _slowdown(session, _account_key(username), policy, now)
     user = _find_user(session, username)
-    if not verify_password(user.password_hash if user else None, password) or user is None:
-        return None
-    return Verified(user.id, user.password_hash)
+    return Candidate(user.id, user.password_hash) if user is not None else None
+
+
+def verify_candidate(candidate: Candidate | None, password: str) -> Verified | None:
+    """Check the password (against a dummy hash when no account matched).
+
+    Hashing takes tens of milliseconds: done apart, it never holds SQLite's write lock.
+    """
+    found = verify_password(candidate.password_hash if candidate else None, password)
+    return Verified(candidate.user_id, candidate.password_hash) if found and candidate else None
 
 
 def log_in(session: Session, username: str, password: str, address: str, policy: Policy) -> User:
@@ -177,7 +189,7 @@ def log_in_verified(
     policy: Policy,
     verified: Verified | None,
 ) -> User:
-    """Log in under the limits with a password `verify_credentials` checked beforehand."""
+    """Log in under the limits with a password `verify_candidate` checked beforehand."""
     return _log_in(session, username, password, address, policy, verified or False)
 
 
