@@ -25,6 +25,7 @@ from app.content.service import current_version
 from app.db import Database, utcnow
 from app.exams import api as exam_api
 from app.exams import routes as exam_routes
+from app.exams.dependencies import RecentAttempts
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.sweep import Sweeper
 from app.importers import routes as importer_routes
@@ -103,6 +104,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.note_standing = progress_routes.note_standing  # whether a note was read
     app.state.exam_records = EXAM_RECORDS  # exam scores for the dashboard and the export
     app.state.recent_viewers = RecentViewers()
+    app.state.recent_attempts = RecentAttempts()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
     if security_headers:

@@ -16,7 +16,7 @@ from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer
 from app.content.dependencies import Slug
 from app.db import Database
 from app.exams import answers, queries, service
-from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
+from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of, submit_owned
 from app.exams.errors import NotSubmitted, refuse_if_closed
 from app.exams.queries import Saved
 from app.exams.read_models import AttemptHeader, NavItem
@@ -192,15 +192,7 @@ async def flag_question(
 @router.post("/attempts/{attempt_id}/submit", response_model=ResultOut)
 async def submit(request: Request, attempt: OwnedAttempt, viewer: RequiredViewer) -> Any:
     """Submit an attempt (submitting twice is no error) and return its result."""
-    await unit_of_work(request).run(
-        partial(
-            service.submit,
-            attempt_id=attempt.id,
-            user_id=viewer.id,
-            now=now_of(request),
-            grace=grace_of(request),
-        )
-    )
+    await submit_owned(request, attempt)
     return await run_in_threadpool(_result, request, attempt.id, viewer.id)
 
 

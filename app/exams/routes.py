@@ -18,7 +18,7 @@ from app.content.queries import topics_list
 from app.content.read_models import TopicSummary
 from app.exams import allowances, answers, queries, service
 from app.exams.custom import CustomExam, start_custom
-from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
+from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of, submit_owned
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, refuse_if_closed
 from app.exams.read_models import AttemptHeader, TakeView
 from app.web.dependencies import SessionDep, unit_of_work
@@ -267,15 +267,7 @@ async def submit_attempt(
     request: Request, attempt: OwnedAttempt, viewer: RequiredViewer
 ) -> Response:
     """Submit an attempt and show its result."""
-    await unit_of_work(request).run(
-        partial(
-            service.submit,
-            attempt_id=attempt.id,
-            user_id=viewer.id,
-            now=now_of(request),
-            grace=grace_of(request),
-        )
-    )
+    await submit_owned(request, attempt)
     return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
 
 
