@@ -117,13 +117,13 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     for api in (content_api, progress_api, exam_api, search_api, accounts_api):
         _name_apart(api.router)
     # Routes are matched in turn, router by router: the ones learners use most come first
-    # (the question page, then the saves that every answer makes).
+    # (the question page, then the saves that every answer makes, then a sitting's pages).
     app.include_router(content_routes.router)
     app.include_router(progress_api.router)
     app.include_router(exam_api.router)
+    app.include_router(exam_routes.router)
     app.include_router(progress_routes.router)
     app.include_router(study_routes.router)
-    app.include_router(exam_routes.router)
     app.include_router(search_routes.router)
     app.include_router(content_api.router)
     app.include_router(search_api.router)
