@@ -27,54 +27,33 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from app.config import PROJECT_ROOT
 from app.db import Database
 
-try:
-    from bench.exam_check import (
-        Ack,
-        Stat,
-        finalisation_problems,
-        lost_saves,
-        read_ledger,
-        read_stats,
-        stored_answers,
-        stored_attempts,
-    )
-    from bench.learners import PASSWORD, learner_names
-    from bench.results import replace_section
-    from bench.run import (
-        RESULTS_FILE,
-        ROOT,
-        busy_warning,
-        code_revision,
-        cpu_model,
-        free_port,
-        seed_database,
-    )
-    from bench.run import wait_healthy as wait_until_healthy
-except ModuleNotFoundError:  # run as `python bench/exam_day.py`: this folder is on the path
-    from exam_check import (  # type: ignore[no-redef]
-        Ack,
-        Stat,
-        finalisation_problems,
-        lost_saves,
-        read_ledger,
-        read_stats,
-        stored_answers,
-        stored_attempts,
-    )
-    from learners import PASSWORD, learner_names  # type: ignore[no-redef]
-    from results import replace_section  # type: ignore[no-redef]
-    from run import (  # type: ignore[no-redef]
-        RESULTS_FILE,
-        ROOT,
-        busy_warning,
-        code_revision,
-        cpu_model,
-        free_port,
-        seed_database,
-    )
-    from run import wait_healthy as wait_until_healthy  # type: ignore[no-redef]
+# run as `python bench/exam_day.py`: `bench` is found there
+sys.path.insert(0, str(PROJECT_ROOT))
+from bench.exam_check import (
+    Ack,
+    Stat,
+    finalisation_problems,
+    lost_saves,
+    read_ledger,
+    read_stats,
+    stored_answers,
+    stored_attempts,
+)
+from bench.learners import PASSWORD, learner_names
+from bench.results import replace_section
+from bench.run import (
+    RESULTS_FILE,
+    ROOT,
+    busy_warning,
+    code_revision,
+    cpu_model,
+    free_port,
+    seed_database,
+)
+from bench.run import wait_healthy as wait_until_healthy
 
 EXAM = "tensorrt-practice-exam"
 PREFIX = "examday"

@@ -24,40 +24,26 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-try:
-    from bench import library
-    from bench.results import replace_section
-    from bench.run import (
-        RESULTS_FILE,
-        ROOT,
-        Result,
-        Target,
-        fetch,
-        log_in,
-        machine_facts,
-        prepare_database,
-        run_wrk,
-        running_servers,
-        summarise,
-        warm,
-    )
-except ModuleNotFoundError:  # run as `python bench/library_run.py`: this folder is on the path
-    import library  # type: ignore[no-redef]
-    from results import replace_section  # type: ignore[no-redef]
-    from run import (  # type: ignore[no-redef]
-        RESULTS_FILE,
-        ROOT,
-        Result,
-        Target,
-        fetch,
-        log_in,
-        machine_facts,
-        prepare_database,
-        run_wrk,
-        running_servers,
-        summarise,
-        warm,
-    )
+from app.config import PROJECT_ROOT
+
+# run as `python bench/library_run.py`: `bench` is found there
+sys.path.insert(0, str(PROJECT_ROOT))
+from bench import library
+from bench.results import replace_section
+from bench.run import (
+    RESULTS_FILE,
+    ROOT,
+    Result,
+    Target,
+    fetch,
+    log_in,
+    machine_facts,
+    prepare_database,
+    run_wrk,
+    running_servers,
+    summarise,
+    warm,
+)
 
 SECTION = "library"
 CONNECTIONS = (8, 32)

@@ -36,12 +36,10 @@ from app.db import Database
 from app.importers.service import import_document, seed_files
 from app.migrate import upgrade
 
-try:
-    from bench.learners import PASSWORD, add_learners, learner_names
-    from bench.results import write_head
-except ModuleNotFoundError:  # run as `python bench/run.py`: this folder is on the path
-    from learners import PASSWORD, add_learners, learner_names  # type: ignore[no-redef]
-    from results import write_head  # type: ignore[no-redef]
+# run as `python bench/run.py`: `bench` is found there
+sys.path.insert(0, str(ROOT))
+from bench.learners import PASSWORD, add_learners, learner_names
+from bench.results import write_head
 
 RESULTS_FILE = ROOT / "bench" / "RESULTS.md"
 CONNECTIONS = (1, 8, 32)
