@@ -23,7 +23,7 @@ from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, NoteView, QuestionView
 from app.content.routes import practice_page
 from app.progress import export, queries, service
-from app.progress.dependencies import AnswerWorkDep, NowDep, now_of
+from app.progress.dependencies import AnswerWorkDep, LibraryDep, NowDep, now_of
 from app.progress.queries import NO_EXAMS
 from app.progress.read_models import ExamRecords, NoteStanding, ReviewStatus, SetTally
 from app.web.dependencies import UnitOfWork, unit_of_work
@@ -222,11 +222,14 @@ async def answer_review(
 
 
 @router.get("/progress", name="progress")
-async def progress(request: Request, viewer: RequiredViewer, now: NowDep) -> HTMLResponse:
+async def progress(
+    request: Request, viewer: RequiredViewer, now: NowDep, library: LibraryDep
+) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
     work = unit_of_work(request, write=False)
+    exams = exam_records(request)
     view = await work.run(
-        partial(queries.dashboard, user_id=viewer.id, now=now, exams=exam_records(request))
+        partial(queries.dashboard, user_id=viewer.id, now=now, exams=exams, library=library)
     )
     response = render(request, "progress/dashboard.html", {"view": view})
     response.headers["cache-control"] = "no-store"
