@@ -137,7 +137,7 @@ _NOTES_READ = (
     select(Note.topic_id, func.count())
     .select_from(NoteRead)
     .join(Note, Note.id == NoteRead.note_id)
-    .where(NoteRead.user_id == bindparam("user_id"), Note.topic_id.is_not(None))
+    .where(NoteRead.user_id == bindparam("user_id"))
     .group_by(Note.topic_id)
 )
 
@@ -146,7 +146,7 @@ def _mastery(
     session: Session, user_id: int, found: dict[CellKey, Cell], library: Library
 ) -> tuple[TopicMastery, ...]:
     rows = session.connection().execute(_NOTES_READ, {"user_id": user_id})
-    read = {topic_id: count for topic_id, count in rows}
+    read = {topic_id: count for topic_id, count in rows if topic_id is not None}
     per_topic: dict[int, list[Cell]] = {}
     for (_, topic_id), cell in found.items():
         if topic_id is not None:

@@ -3,6 +3,7 @@
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from sqlalchemy import select
 
 from app.accounts.service import create_api_token, viewer
 from app.progress import queries, service
@@ -69,6 +70,63 @@ def test_mastery_uses_latest_answers_and_recall_and_lists_the_weakest_first(seed
     assert topics["sparsity"].seen == 0 and topics["sparsity"].mastery == 0
     assert order[-1] == "throughput-latency"
     assert order.index("engine-building-refit") > order.index("sparsity")
+
+
+# (stability in days, time since the last review): whole days, hours either side of a day,
+# a review later than now (an exam graded late), a long gap
+HAND_MADE_CARDS = [
+    (0.4, timedelta(0)),
+    (2.5, timedelta(days=1)),
+    (2.5, timedelta(days=2, hours=23, minutes=59)),
+    (11.0, timedelta(days=3, seconds=1)),
+    (30.0, timedelta(days=-1)),
+    (60.0, timedelta(days=45, hours=6)),
+    (150.0, timedelta(days=400)),
+]
+
+
+def test_recall_summed_in_sql_matches_fsrs_card_by_card(seeded, make_user):
+    """Each cell's recall is the sum of what fsrs itself predicts for the cards in it."""
+    from fsrs import Card, State
+
+    from app.content.models import Question, QuestionSet
+    from app.progress.models import ReviewCard
+
+    ann, bob = make_user("ann"), make_user("bob")
+    with seeded.session_scope(write=True) as session:
+        questions = session.execute(
+            select(Question.id, QuestionSet.slug, Question.topic_id)
+            .join(QuestionSet)
+            .order_by(Question.id)
+        ).all()
+        expected: dict[tuple[str, int | None], float] = {}
+        for (qid, slug, topic_id), (stability, ago) in zip(questions, HAND_MADE_CARDS, strict=True):
+            last = T0 - ago
+            card = Card(qid, State.Review, stability=stability, difficulty=5.0, last_review=last)
+            key = (slug, topic_id)
+            expected[key] = expected.get(key, 0.0) + service.SCHEDULER.get_card_retrievability(
+                card, T0
+            )
+            for user, right in ((ann, True), (bob, False)):
+                session.add(
+                    ReviewCard(
+                        user_id=user.id,
+                        question_id=qid,
+                        state=2,
+                        stability=stability * (1 if user is ann else 3),
+                        difficulty=5.0,
+                        due_at=last + timedelta(days=1),
+                        last_review_at=last,
+                        reviews=1,
+                        lapses=0,
+                        last_correct=right,
+                    )
+                )
+    with seeded.session_scope() as session:
+        cells = queries.cells(session, ann.id, T0)
+    assert {key: cell.recall_sum for key, cell in cells.items()} == pytest.approx(expected, 1e-9)
+    assert sum(cell.seen for cell in cells.values()) == len(HAND_MADE_CARDS)
+    assert sum(cell.right for cell in cells.values()) == len(HAND_MADE_CARDS)  # not bob's
 
 
 def test_mastery_properties_handle_empty_topics():
