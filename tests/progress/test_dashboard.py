@@ -306,6 +306,28 @@ def test_dashboard_and_home_queries_do_not_grow_with_the_history(app, ann, seede
         assert len(statements) == expected, (path, statements)
 
 
+def test_a_kept_dashboard_is_made_again_when_the_learner_moves_on(settings, seeded, make_user):
+    """With the content cache on, an unchanged dashboard is reused, never a stale one."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    app = create_app(settings.model_copy(update={"content_cache_seconds": 60}))
+    app.state.clock = lambda: T0
+    for name in ("ann", "bob"):
+        make_user(name)
+    with TestClient(app) as ann, TestClient(app) as bob:
+        log_in(ann, "ann")
+        log_in(bob, "bob")
+        answer(seeded, _learner_id(seeded), "7", True, T0 - timedelta(hours=1))
+        assert ann.get("/progress").text == ann.get("/progress").text
+        assert "1 answer</strong> in all" in ann.get("/progress").text
+        answer(seeded, _learner_id(seeded), "3", False, T0 - timedelta(minutes=5))
+        assert "2 answers</strong> in all" in ann.get("/progress").text
+        page = bob.get("/progress").text
+        assert "Your progress starts with your first answer" in page and ">bob</a>" in page
+
+
 def test_deleting_the_account_deletes_its_answers_and_cards(seeded, make_user):
     from app.accounts.service import delete_account
     from app.progress.models import PracticeAnswer, ReviewCard
