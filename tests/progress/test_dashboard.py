@@ -328,6 +328,45 @@ def test_a_kept_dashboard_is_made_again_when_the_learner_moves_on(settings, seed
         assert "Your progress starts with your first answer" in page and ">bob</a>" in page
 
 
+LEARNER_TABLES = ("review_card", "practice_answer", "exam_attempt", "note_read")
+
+
+def test_the_dashboard_reads_one_learners_rows_through_indexes(app, ann, seeded):
+    """No dashboard statement scans a learners' table; cards and answers read indexes alone."""
+    from sqlalchemy import event
+
+    if seeded.engine.dialect.name != "sqlite":
+        pytest.skip("reads SQLite's query plans")
+    user_id = _learner_id(seeded)
+    answer(seeded, user_id, "7", True, T0 - timedelta(days=2))
+    _sit_exam(seeded, user_id, T0 - timedelta(days=1), right=4)
+    ann.post("/notes/tensorrt-note-2/read")
+    ann.get("/progress")  # the viewer is remembered for a moment, as between clicks
+    ran: list[tuple[str, object]] = []
+
+    def record(_conn, _cursor, statement, parameters, *_args) -> None:  # type: ignore[no-untyped-def]
+        if statement.startswith("SELECT"):
+            ran.append((statement, parameters))
+
+    event.listen(app.state.db.engine, "before_cursor_execute", record)
+    try:
+        assert ann.get("/progress").status_code == 200
+    finally:
+        event.remove(app.state.db.engine, "before_cursor_execute", record)
+    plans = []
+    with seeded.engine.connect() as conn:
+        for statement, parameters in ran:
+            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+            plans.extend(str(row[-1]) for row in rows)
+    mine = [line for line in plans if any(f" {table} " in f"{line} " for table in LEARNER_TABLES)]
+    assert {table for table in LEARNER_TABLES if any(table in line for line in mine)} == set(
+        LEARNER_TABLES
+    )
+    assert all(line.startswith("SEARCH") and "(user_id=?" in line for line in mine), mine
+    assert all("COVERING INDEX" in line for line in mine if "review_card" in line), mine
+    assert all("COVERING INDEX" in line for line in mine if "practice_answer" in line), mine
+
+
 def test_deleting_the_account_deletes_its_answers_and_cards(seeded, make_user):
     from app.accounts.service import delete_account
     from app.progress.models import PracticeAnswer, ReviewCard
