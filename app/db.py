@@ -1,6 +1,7 @@
 """Database engine, sessions and SQLite tuning."""
 
 import asyncio
+import math
 import queue
 import sqlite3
 import threading
@@ -88,6 +89,18 @@ class FifoLock:
                 self._held = False
 
 
+def ensure_power(dbapi_conn: Any) -> None:
+    """Give SQLite a power() when it was built without its math functions (recall needs it)."""
+    try:
+        dbapi_conn.execute("SELECT power(2, 3)").close()
+    except sqlite3.OperationalError:
+        dbapi_conn.create_function("power", 2, _power, deterministic=True)
+
+
+def _power(base: float | None, exponent: float | None) -> float | None:
+    return None if base is None or exponent is None else math.pow(base, exponent)
+
+
 def _tune_sqlite(engine: Engine, *, transactions: bool = True) -> None:
     """Apply the pragmas and take over BEGIN so writers can ask for BEGIN IMMEDIATE.
 
@@ -112,6 +125,7 @@ def _tune_sqlite(engine: Engine, *, transactions: bool = True) -> None:
         ):
             cursor.execute(f"PRAGMA {pragma}")
         cursor.close()
+        ensure_power(dbapi_conn)
 
     if not transactions:
         return

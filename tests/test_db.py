@@ -14,7 +14,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.accounts.service import create_user
-from app.db import Database, FifoLock, utcnow
+from app.db import Database, FifoLock, ensure_power, utcnow
 from app.migrate import upgrade
 from app.progress.models import PracticeAnswer
 from app.progress.service import Answer, record_answers
@@ -213,3 +213,30 @@ def test_brief_reads_on_sqlite_keep_one_connection_per_thread_and_see_each_commi
 
 def test_brief_reads_go_to_threads_without_a_sqlite_file():
     assert Database("sqlite://").brief_sessions is None
+
+
+def test_sqlite_without_math_functions_gets_a_power_of_its_own():
+    """The dashboard's recall needs power(); a SQLite built without it gets one from Python."""
+
+    class WithoutMath:
+        def __init__(self) -> None:
+            self.connection = sqlite3.connect(":memory:")
+            self.functions: list[str] = []
+
+        def execute(self, sql: str) -> sqlite3.Cursor:
+            if "power(" in sql and not self.functions:
+                raise sqlite3.OperationalError("no such function: power")
+            return self.connection.execute(sql)
+
+        def create_function(self, name: str, *args: object, **kwargs: object) -> None:
+            self.functions.append(name)
+            self.connection.create_function(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    conn = WithoutMath()
+    ensure_power(conn)
+    assert conn.functions == ["power"]
+    assert conn.execute("SELECT power(2, 0.5), power(NULL, 2)").fetchone() == (2**0.5, None)
+    built_in = WithoutMath()
+    built_in.functions.append("-")  # this one answers power() itself
+    ensure_power(built_in)
+    assert built_in.functions == ["-"]

@@ -6,7 +6,7 @@ which the application wires to `RECORDS` here.
 
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from app.exams.models import Attempt
@@ -15,11 +15,32 @@ from app.progress.read_models import ExamHistory, ExamRecords, ExamScore
 _FINISHED = Attempt.status.in_(("submitted", "expired"))
 
 
-def _duration(session: Session) -> Any:
+def _duration(dialect: str) -> Any:
     """Seconds from an attempt's start to its submission, in SQL."""
-    if session.get_bind().dialect.name == "postgresql":
+    if dialect == "postgresql":
         return func.extract("epoch", Attempt.submitted_at - Attempt.started_at)
     return (func.julianday(Attempt.submitted_at) - func.julianday(Attempt.started_at)) * 86400
+
+
+_MINE = (Attempt.user_id == bindparam("user_id"), _FINISHED, Attempt.percent.is_not(None))
+# Built once (per dialect): every dashboard runs them.
+_SCORES = (
+    select(
+        Attempt.id,
+        Attempt.title,
+        Attempt.submitted_at,
+        Attempt.percent,
+        Attempt.pass_mark,
+        Attempt.passed,
+    )
+    .where(*_MINE)
+    .order_by(Attempt.submitted_at.desc(), Attempt.id.desc())
+    .limit(bindparam("limit"))
+)
+_TOTALS = {
+    dialect: select(func.count(), func.coalesce(func.sum(_duration(dialect)), 0.0)).where(*_MINE)
+    for dialect in ("postgresql", "sqlite")
+}
 
 
 class AttemptRecords:
@@ -27,23 +48,10 @@ class AttemptRecords:
 
     def history(self, session: Session, user_id: int, limit: int) -> ExamHistory:
         """Return the latest `limit` scores (oldest first), the count and the time spent."""
-        mine = (Attempt.user_id == user_id, _FINISHED, Attempt.percent.is_not(None))
-        rows = session.execute(
-            select(
-                Attempt.id,
-                Attempt.title,
-                Attempt.submitted_at,
-                Attempt.percent,
-                Attempt.pass_mark,
-                Attempt.passed,
-            )
-            .where(*mine)
-            .order_by(Attempt.submitted_at.desc(), Attempt.id.desc())
-            .limit(limit)
-        ).all()
-        count, seconds = session.execute(
-            select(func.count(), func.coalesce(func.sum(_duration(session)), 0.0)).where(*mine)
-        ).one()
+        connection = session.connection()
+        params = {"user_id": user_id, "limit": limit}
+        rows = connection.execute(_SCORES, params).all()
+        count, seconds = connection.execute(_TOTALS[connection.dialect.name], params).one()
         scores = tuple(
             ExamScore(aid, title, at, percent, mark, bool(passed))
             for aid, title, at, percent, mark, passed in reversed(rows)

@@ -10,7 +10,7 @@ from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
 from app.content.schemas import CheckIn, CheckOut, note_link_json, reference_json
 from app.progress import queries, service
-from app.progress.dependencies import NowDep, now_of
+from app.progress.dependencies import LibraryDep, NowDep, now_of
 from app.progress.read_models import Dashboard
 from app.progress.schemas import ProgressOut
 from app.web.dependencies import unit_of_work
@@ -68,13 +68,15 @@ Weeks = Annotated[int, Query(ge=1, le=53, description="Weeks of activity to list
     responses={401: {"model": ErrorOut, "description": "Not logged in, or a bad API token"}},
 )
 async def progress(
-    request: Request, viewer: RequiredViewer, now: NowDep, weeks: Weeks = 12
+    request: Request, viewer: RequiredViewer, now: NowDep, library: LibraryDep, weeks: Weeks = 12
 ) -> dict[str, Any]:
     """Report my reviews due, mastery per topic (weakest first), activity, exams and readiness."""
     work = unit_of_work(request, write=False)
     exams = getattr(request.app.state, "exam_records", queries.NO_EXAMS)
     view = await work.run(
-        partial(queries.dashboard, user_id=viewer.id, now=now, weeks=weeks, exams=exams)
+        partial(
+            queries.dashboard, user_id=viewer.id, now=now, weeks=weeks, exams=exams, library=library
+        )
     )
     return progress_json(view)
 

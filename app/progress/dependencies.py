@@ -1,4 +1,5 @@
-"""The unit of work a practice answer runs in, and the clock progress is measured by."""
+"""The unit of work a practice answer runs in, the clock progress is measured by, and the
+library learners are measured against."""
 
 from datetime import datetime
 from typing import Annotated
@@ -6,6 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.accounts.dependencies import CurrentViewer
+from app.progress.library import CACHE_KEY, Library, load_library
 from app.web.dependencies import UnitOfWork, unit_of_work
 
 
@@ -26,5 +28,11 @@ async def get_now(request: Request) -> datetime:
     return now_of(request)
 
 
+async def get_library(request: Request) -> Library:
+    """The library's question counts, topics and exams, kept until the content changes."""
+    return await request.app.state.cache.get(CACHE_KEY, load_library)
+
+
 AnswerWorkDep = Annotated[UnitOfWork, Depends(get_answer_work)]
 NowDep = Annotated[datetime, Depends(get_now)]
+LibraryDep = Annotated[Library, Depends(get_library)]

@@ -3,17 +3,16 @@
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, case, cast, func, literal, select
+from sqlalchemy import Integer, bindparam, case, cast, func, select
 from sqlalchemy.orm import Session
 
-from app.content.blueprints import ExamBlueprint
 from app.content.errors import NotFound
 from app.content.markdown import render_inline
-from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet, Topic
-from app.content.queries import topic_subtrees
+from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet
 from app.db import UTCDateTime
 from app.progress import service
 from app.progress.chart import score_chart
+from app.progress.library import Library, load_library
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 from app.progress.read_models import (
     Dashboard,
@@ -26,7 +25,7 @@ from app.progress.read_models import (
     SummaryQuestion,
     TopicMastery,
 )
-from app.progress.readiness import Cell, CellKey, ExamPlan, readiness
+from app.progress.readiness import Cell, CellKey, readiness
 
 CHART_SCORES = 30  # the latest exam scores the chart shows
 NO_EXAMS = NoExams()
@@ -37,17 +36,20 @@ def end_of_day(now: datetime) -> datetime:
     return datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=now.tzinfo)
 
 
+_NOW = bindparam("now", type_=UTCDateTime)
+# Built once: the home page asks it for every logged-in view.
+_REVIEW_STATUS = select(
+    func.count().filter(ReviewCard.due_at <= _NOW),
+    func.count().filter(ReviewCard.due_at < bindparam("end", type_=UTCDateTime)),
+    func.min(ReviewCard.due_at).filter(ReviewCard.due_at > _NOW),
+).where(ReviewCard.user_id == bindparam("user_id"))
+
+
 def review_status(session: Session, user_id: int, now: datetime) -> ReviewStatus:
     """Count a learner's questions due now and today, and find when the next one is due."""
-    due = ReviewCard.due_at
-    row = session.execute(
-        select(
-            func.count().filter(due <= now),
-            func.count().filter(due < end_of_day(now)),
-            func.min(due).filter(due > now),
-        ).where(ReviewCard.user_id == user_id)
-    ).one()
-    return ReviewStatus(due_now=row[0], due_today=row[1], next_due_at=row[2])
+    params = {"user_id": user_id, "now": now, "end": end_of_day(now)}
+    due_now, due_today, next_due = session.connection().execute(_REVIEW_STATUS, params).one()
+    return ReviewStatus(due_now, due_today, next_due)
 
 
 def next_due_question(session: Session, user_id: int, now: datetime) -> int | None:
@@ -65,145 +67,131 @@ def review_page(session: Session, user_id: int, now: datetime) -> tuple[ReviewSt
     return review_status(session, user_id, now), next_due_question(session, user_id, now)
 
 
-def cells(
-    session: Session, user_id: int, now: datetime
-) -> tuple[dict[CellKey, Cell], dict[int, int]]:
-    """Measure the learner in each (set, topic) of the library; also each topic's first question.
+def _elapsed_days(dialect: str, column: Any) -> Any:
+    """Whole days from a timestamp column to `now`, at least 0, in SQL (NULL when the column is)."""
+    if dialect == "postgresql":
+        days = func.floor(func.extract("epoch", _NOW - column) / 86400)
+        return case((days < 0, 0), else_=days)
+    # SQLite keeps UTC timestamps as text; its max() of a NULL is NULL
+    return func.max(cast(func.julianday(_NOW) - func.julianday(column), Integer), 0)
 
-    A learner has one card per question they answered, holding the outcome of the latest
-    answer, so this reads the learner's cards and never their whole answer history. The
-    days since each card's review come from SQL as numbers: a dashboard reads every card.
-    """
-    counts = session.execute(
+
+def _card_sums(dialect: str) -> Any:
+    """A learner's cards summed per set and topic: seen, latest answer right, recall now."""
+    days = _elapsed_days(dialect, ReviewCard.last_review_at)
+    recall = service.recall_in_sql(ReviewCard.stability, days)
+    return (
         select(
             Question.set_id,
-            QuestionSet.slug,
             Question.topic_id,
-            func.count(Question.id),
-            func.min(Question.id),
+            func.count(),
+            func.count().filter(ReviewCard.last_correct),
+            func.coalesce(func.sum(recall), 0.0),
         )
-        .join(QuestionSet, QuestionSet.id == Question.set_id)
-        .group_by(Question.set_id, QuestionSet.slug, Question.topic_id)
-    ).all()
-    slugs = {set_id: slug for set_id, slug, *_ in counts}
-    firsts: dict[int, int] = {}
-    for _, _, topic_id, _, first in counts:
-        if topic_id is not None:
-            firsts[topic_id] = min(first, firsts.get(topic_id, first))
-    sums: dict[CellKey, list[float]] = {}  # seen, right, recall summed
-    cards = select(
-        Question.set_id,
-        Question.topic_id,
-        ReviewCard.last_correct,
-        ReviewCard.stability,
-        _days_since(session, ReviewCard.last_review_at, now),
-    ).join(Question, Question.id == ReviewCard.question_id)
-    for set_id, topic_id, right, stability, days in session.execute(
-        cards.where(ReviewCard.user_id == user_id)
-    ):
-        found = sums.setdefault((slugs[set_id], topic_id), [0, 0, 0.0])
-        found[0] += 1
-        found[1] += right
-        found[2] += service.recall(stability, days)
-    cells = {}
-    for _, slug, topic_id, questions, _ in counts:
-        seen, right, recall = sums.get((slug, topic_id), (0, 0, 0.0))
-        cells[(slug, topic_id)] = Cell(questions, int(seen), recall, int(right))
-    return cells, firsts
+        .select_from(ReviewCard)
+        .join(Question, Question.id == ReviewCard.question_id)
+        .where(ReviewCard.user_id == bindparam("user_id"))
+        .group_by(Question.set_id, Question.topic_id)
+    )
 
 
-def _days_since(session: Session, column: Any, now: datetime) -> Any:
-    """Whole days from a timestamp column to now, in SQL (NULL when the column is)."""
-    if session.get_bind().dialect.name == "postgresql":
-        moment = literal(now, UTCDateTime)
-        return cast(func.floor(func.extract("epoch", moment - column) / 86400), Integer)
-    # SQLite keeps UTC timestamps as text in this format
-    stamp = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-    return cast(func.julianday(stamp) - func.julianday(column), Integer)
+# Built once per dialect: every dashboard runs it.
+_CARD_SUMS = {dialect: _card_sums(dialect) for dialect in ("postgresql", "sqlite")}
 
 
-def topic_mastery(session: Session, user_id: int, now: datetime) -> tuple[TopicMastery, ...]:
+def cells(
+    session: Session, user_id: int, now: datetime, library: Library | None = None
+) -> dict[CellKey, Cell]:
+    """Measure the learner in each (set, topic) of the library.
+
+    A learner has one card per question they answered, holding the outcome of the latest
+    answer, so this reads the learner's cards and never their whole answer history; SQL sums
+    them per set and topic, predicted recall included, and hands back one row for each.
+    """
+    library = library or load_library(session)
+    connection = session.connection()
+    params = {"user_id": user_id, "now": now}
+    sums = {
+        (set_id, topic_id): rest
+        for set_id, topic_id, *rest in connection.execute(
+            _CARD_SUMS[connection.dialect.name], params
+        )
+    }
+    found = {}
+    for key, (slug, questions) in library.questions.items():
+        seen, right, recall = sums.get(key, (0, 0, 0.0))
+        found[(slug, key[1])] = Cell(questions, seen, float(recall), right)
+    return found
+
+
+def topic_mastery(
+    session: Session, user_id: int, now: datetime, library: Library | None = None
+) -> tuple[TopicMastery, ...]:
     """Measure the learner in every topic that has questions of its own, weakest first."""
-    return _mastery(session, user_id, *cells(session, user_id, now))
+    library = library or load_library(session)
+    return _mastery(session, user_id, cells(session, user_id, now, library), library)
+
+
+# Built once: every dashboard runs it.
+_NOTES_READ = (
+    select(Note.topic_id, func.count())
+    .select_from(NoteRead)
+    .join(Note, Note.id == NoteRead.note_id)
+    .where(NoteRead.user_id == bindparam("user_id"))
+    .group_by(Note.topic_id)
+)
 
 
 def _mastery(
-    session: Session, user_id: int, found: dict[CellKey, Cell], firsts: dict[int, int]
+    session: Session, user_id: int, found: dict[CellKey, Cell], library: Library
 ) -> tuple[TopicMastery, ...]:
-    notes = select(func.count(Note.id)).where(Note.topic_id == Topic.id).scalar_subquery()
-    read = (
-        select(func.count(NoteRead.id))
-        .join(Note, Note.id == NoteRead.note_id)
-        .where(Note.topic_id == Topic.id, NoteRead.user_id == user_id)
-        .scalar_subquery()
-    )
+    rows = session.connection().execute(_NOTES_READ, {"user_id": user_id})
+    read = {topic_id: count for topic_id, count in rows if topic_id is not None}
     per_topic: dict[int, list[Cell]] = {}
     for (_, topic_id), cell in found.items():
         if topic_id is not None:
             per_topic.setdefault(topic_id, []).append(cell)
-    topics = session.execute(
-        select(Topic.id, Topic.slug, Topic.title, notes, read).where(Topic.id.in_(per_topic))
-    ).all()
     mastery = []
-    for topic_id, slug, title, note_count, notes_read in topics:
-        parts = per_topic[topic_id]
+    for topic_id, info in library.topics.items():
+        parts = per_topic.get(topic_id, [])
         seen = sum(c.seen for c in parts)
         mastery.append(
             TopicMastery(
-                slug,
-                title,
+                info.slug,
+                info.title,
                 sum(c.questions for c in parts),
                 seen,
                 sum(c.right for c in parts),
                 sum(c.recall_sum for c in parts),
                 seen,
-                firsts.get(topic_id),
-                note_count,
-                notes_read,
+                info.first_question_id,
+                info.note_count,
+                read.get(topic_id, 0),
             )
         )
     return tuple(sorted(mastery, key=lambda t: (t.mastery, t.accuracy or 0.0, t.title)))
 
 
-def exam_plans(session: Session) -> tuple[ExamPlan, ...]:
-    """List the exams with the sets and topic subtrees each draws from."""
-    rows = session.execute(
-        select(
-            ExamBlueprint.slug,
-            ExamBlueprint.title,
-            ExamBlueprint.pass_mark,
-            ExamBlueprint.sets,
-            ExamBlueprint.topics,
-        ).order_by(ExamBlueprint.position, ExamBlueprint.slug)
-    ).all()
-    trees = topic_subtrees(session) if any(row.topics for row in rows) else {}
-    return tuple(
-        ExamPlan(
-            slug,
-            title,
-            pass_mark,
-            tuple(sets),
-            tuple((w, frozenset(trees.get(t, ()))) for t, w in topics.items()),
-        )
-        for slug, title, pass_mark, sets, topics in rows
+def _activity(dialect: str) -> Any:
+    """A learner's answers per UTC day: how many, and the seconds they took."""
+    answered = PracticeAnswer.answered_at
+    # SQLite keeps UTC timestamps as text
+    day = func.date(func.timezone("UTC", answered) if dialect == "postgresql" else answered)
+    return (
+        select(day, func.count(), func.coalesce(func.sum(PracticeAnswer.seconds), 0.0))
+        .where(PracticeAnswer.user_id == bindparam("user_id"))
+        .group_by(day)
     )
 
 
-def _day(session: Session, column: Any) -> Any:
-    """The UTC calendar day of a timestamp column, in SQL."""
-    if session.get_bind().dialect.name == "postgresql":
-        return func.date(func.timezone("UTC", column))
-    return func.date(column)  # SQLite keeps UTC timestamps as text
+# Built once per dialect: every dashboard runs it.
+_ACTIVITY = {dialect: _activity(dialect) for dialect in ("postgresql", "sqlite")}
 
 
 def activity(session: Session, user_id: int) -> tuple[dict[date, int], float]:
     """Count the learner's answers on each day (UTC) they studied, and sum the time they took."""
-    day = _day(session, PracticeAnswer.answered_at)
-    rows = session.execute(
-        select(day, func.count(), func.coalesce(func.sum(PracticeAnswer.seconds), 0.0))
-        .where(PracticeAnswer.user_id == user_id)
-        .group_by(day)
-    ).all()
+    connection = session.connection()
+    rows = connection.execute(_ACTIVITY[connection.dialect.name], {"user_id": user_id}).all()
     per_day = {date.fromisoformat(str(value)): count for value, count, _ in rows}
     return per_day, float(sum(seconds for *_, seconds in rows))
 
@@ -219,18 +207,21 @@ def dashboard(
     now: datetime,
     weeks: int = 12,
     exams: ExamRecords = NO_EXAMS,
+    library: Library | None = None,
 ) -> Dashboard:
     """Gather a learner's dashboard: reviews, mastery, activity, exam scores and readiness.
 
     A fixed number of queries whatever the history: each reads one learner's rows, grouped.
+    `library` is what the content holds (see `app.progress.library`); read here when not given.
     """
+    library = library or load_library(session)
     per_day, seconds = activity(session, user_id)
-    found, firsts = cells(session, user_id, now)
+    found = cells(session, user_id, now, library)
     history = exams.history(session, user_id, CHART_SCORES)
     today = now.astimezone(UTC).date()
     return Dashboard(
         review=review_status(session, user_id, now),
-        topics=_mastery(session, user_id, found, firsts),
+        topics=_mastery(session, user_id, found, library),
         weeks=service.calendar(per_day, today, weeks),
         streak_days=service.streak(per_day, today),
         days_studied=len(per_day),
@@ -238,7 +229,7 @@ def dashboard(
         seconds=seconds + history.seconds,
         exams=history,
         chart=score_chart(history.scores),
-        readiness=tuple(readiness(plan, found) for plan in exam_plans(session)),
+        readiness=tuple(readiness(plan, found) for plan in library.plans),
     )
 
 

@@ -23,11 +23,11 @@ from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, NoteView, QuestionView
 from app.content.routes import practice_page
 from app.progress import export, queries, service
-from app.progress.dependencies import AnswerWorkDep, NowDep, now_of
+from app.progress.dependencies import AnswerWorkDep, LibraryDep, NowDep, now_of
 from app.progress.queries import NO_EXAMS
 from app.progress.read_models import ExamRecords, NoteStanding, ReviewStatus, SetTally
 from app.web.dependencies import UnitOfWork, unit_of_work
-from app.web.templating import is_htmx, render, url_for
+from app.web.templating import is_htmx, render, render_page, url_for
 from app.web.timing import elapsed
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -36,6 +36,7 @@ ChoiceField = Annotated[list[str] | None, Form(max_length=26)]
 ShownField = Annotated[str | None, Form(max_length=40)]
 REVIEW_PAGE = "progress/review.html"
 NOTE_READ = "progress/note_read.html"
+DASHBOARD = "progress/dashboard.html"
 
 
 def exam_records(request: Request) -> ExamRecords:
@@ -222,13 +223,17 @@ async def answer_review(
 
 
 @router.get("/progress", name="progress")
-async def progress(request: Request, viewer: RequiredViewer, now: NowDep) -> HTMLResponse:
+async def progress(
+    request: Request, viewer: RequiredViewer, now: NowDep, library: LibraryDep
+) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
     work = unit_of_work(request, write=False)
+    exams = exam_records(request)
     view = await work.run(
-        partial(queries.dashboard, user_id=viewer.id, now=now, exams=exam_records(request))
+        partial(queries.dashboard, user_id=viewer.id, now=now, exams=exams, library=library)
     )
-    response = render(request, "progress/dashboard.html", {"view": view})
+    # The view holds all the page shows: reloading an unchanged dashboard reuses its HTML.
+    response = render_page(request, DASHBOARD, {"view": view}, source=library, key=view)
     response.headers["cache-control"] = "no-store"
     return response
 

@@ -20,7 +20,7 @@ from statistics import median
 from typing import Any, cast
 
 from fsrs import Card, Rating, Scheduler, State
-from sqlalchemy import Table, bindparam, insert, select
+from sqlalchemy import Table, bindparam, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -269,6 +269,11 @@ def recall(stability: float | None, days: float | None) -> float:
     if stability is None or days is None:
         return 0.0
     return float((1 + _FACTOR * max(0.0, days) / stability) ** _DECAY)
+
+
+def recall_in_sql(stability: Any, days: Any) -> Any:
+    """The same curve as `recall` in SQL, over columns: NULL where `recall` gives 0."""
+    return func.power(1 + _FACTOR * days / stability, _DECAY)
 
 
 def streak(days: Iterable[date], today: date) -> int:

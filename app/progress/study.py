@@ -13,6 +13,7 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
 from app.content.models import Question, Topic
+from app.progress.library import Library
 from app.progress.models import ReviewCard
 from app.progress.queries import topic_mastery
 
@@ -66,9 +67,12 @@ def unseen_questions(
     return [qid for qid, _ in sorted(rows, key=lambda row: order[row.slug])]
 
 
-def plan(session: Session, user_id: int, now: datetime) -> tuple[int, ...]:
+def plan(
+    session: Session, user_id: int, now: datetime, library: Library | None = None
+) -> tuple[int, ...]:
     """Choose the questions of a study session for the learner now (empty: nothing to study)."""
-    weakest = [t.slug for t in topic_mastery(session, user_id, now) if t.seen < t.questions]
+    mastery = topic_mastery(session, user_id, now, library)
+    weakest = [t.slug for t in mastery if t.seen < t.questions]
     due = due_questions(session, user_id, now, SESSION_SIZE)
     fresh = unseen_questions(session, user_id, weakest[:WEAKEST_TOPICS], SESSION_SIZE)
     return mix(due, fresh)

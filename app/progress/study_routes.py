@@ -17,7 +17,7 @@ from app.content.errors import NotFound
 from app.content.read_models import QuestionView
 from app.content.routes import practice_page
 from app.progress import queries, study
-from app.progress.dependencies import NowDep
+from app.progress.dependencies import LibraryDep, NowDep
 from app.progress.routes import ChoiceField, ShownField, answer_with
 from app.web.dependencies import unit_of_work
 from app.web.templating import render, url_for
@@ -72,10 +72,12 @@ def _step(plan: str, view: QuestionView) -> dict[str, Any]:
 
 
 @router.get("/study", name="study_next")
-async def study_next(request: Request, viewer: RequiredViewer, now: NowDep) -> Response:
+async def study_next(
+    request: Request, viewer: RequiredViewer, now: NowDep, library: LibraryDep
+) -> Response:
     """Start a short session: my due reviews mixed with unseen questions of my weakest topics."""
     work = unit_of_work(request, write=False)
-    ids = await work.run(partial(study.plan, user_id=viewer.id, now=now))
+    ids = await work.run(partial(study.plan, user_id=viewer.id, now=now, library=library))
     if not ids:
         status = await work.run(partial(queries.review_status, user_id=viewer.id, now=now))
         response = render(request, "progress/study_done.html", {"summary": None, "status": status})

@@ -3,6 +3,7 @@
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from sqlalchemy import select
 
 from app.accounts.service import create_api_token, viewer
 from app.progress import queries, service
@@ -69,6 +70,63 @@ def test_mastery_uses_latest_answers_and_recall_and_lists_the_weakest_first(seed
     assert topics["sparsity"].seen == 0 and topics["sparsity"].mastery == 0
     assert order[-1] == "throughput-latency"
     assert order.index("engine-building-refit") > order.index("sparsity")
+
+
+# (stability in days, time since the last review): whole days, hours either side of a day,
+# a review later than now (an exam graded late), a long gap
+HAND_MADE_CARDS = [
+    (0.4, timedelta(0)),
+    (2.5, timedelta(days=1)),
+    (2.5, timedelta(days=2, hours=23, minutes=59)),
+    (11.0, timedelta(days=3, seconds=1)),
+    (30.0, timedelta(days=-1)),
+    (60.0, timedelta(days=45, hours=6)),
+    (150.0, timedelta(days=400)),
+]
+
+
+def test_recall_summed_in_sql_matches_fsrs_card_by_card(seeded, make_user):
+    """Each cell's recall is the sum of what fsrs itself predicts for the cards in it."""
+    from fsrs import Card, State
+
+    from app.content.models import Question, QuestionSet
+    from app.progress.models import ReviewCard
+
+    ann, bob = make_user("ann"), make_user("bob")
+    with seeded.session_scope(write=True) as session:
+        questions = session.execute(
+            select(Question.id, QuestionSet.slug, Question.topic_id)
+            .join(QuestionSet)
+            .order_by(Question.id)
+        ).all()
+        expected: dict[tuple[str, int | None], float] = {}
+        for (qid, slug, topic_id), (stability, ago) in zip(questions, HAND_MADE_CARDS, strict=True):
+            last = T0 - ago
+            card = Card(qid, State.Review, stability=stability, difficulty=5.0, last_review=last)
+            key = (slug, topic_id)
+            expected[key] = expected.get(key, 0.0) + service.SCHEDULER.get_card_retrievability(
+                card, T0
+            )
+            for user, right in ((ann, True), (bob, False)):
+                session.add(
+                    ReviewCard(
+                        user_id=user.id,
+                        question_id=qid,
+                        state=2,
+                        stability=stability * (1 if user is ann else 3),
+                        difficulty=5.0,
+                        due_at=last + timedelta(days=1),
+                        last_review_at=last,
+                        reviews=1,
+                        lapses=0,
+                        last_correct=right,
+                    )
+                )
+    with seeded.session_scope() as session:
+        cells = queries.cells(session, ann.id, T0)
+    assert {key: cell.recall_sum for key, cell in cells.items()} == pytest.approx(expected, 1e-9)
+    assert sum(cell.seen for cell in cells.values()) == len(HAND_MADE_CARDS)
+    assert sum(cell.right for cell in cells.values()) == len(HAND_MADE_CARDS)  # not bob's
 
 
 def test_mastery_properties_handle_empty_topics():
@@ -239,12 +297,74 @@ def test_dashboard_and_home_queries_do_not_grow_with_the_history(app, ann, seede
         _sit_exam(seeded, user_id, T0 - timedelta(days=n, hours=3), right=n % 7)
     ann.post("/notes/tensorrt-note-2/read")
     import_long_set(seeded, "bulk", 40)
-    # the home page reads the catalogue too (tests keep no content cache) and what is due
-    for path, expected in (("/progress", 8), ("/api/v1/progress", 8), ("/", 6)):
+    # The pages read the catalogue too, since tests keep no content cache: the home page, and
+    # three statements of the dashboard's nine (question counts, topics, exams).
+    for path, expected in (("/progress", 9), ("/api/v1/progress", 9), ("/", 6)):
         ann.get(path)  # the viewer is remembered for a moment, as between clicks
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
         assert len(statements) == expected, (path, statements)
+
+
+def test_a_kept_dashboard_is_made_again_when_the_learner_moves_on(settings, seeded, make_user):
+    """With the content cache on, an unchanged dashboard is reused, never a stale one."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    app = create_app(settings.model_copy(update={"content_cache_seconds": 60}))
+    app.state.clock = lambda: T0
+    for name in ("ann", "bob"):
+        make_user(name)
+    with TestClient(app) as ann, TestClient(app) as bob:
+        log_in(ann, "ann")
+        log_in(bob, "bob")
+        answer(seeded, _learner_id(seeded), "7", True, T0 - timedelta(hours=1))
+        assert ann.get("/progress").text == ann.get("/progress").text
+        assert "1 answer</strong> in all" in ann.get("/progress").text
+        answer(seeded, _learner_id(seeded), "3", False, T0 - timedelta(minutes=5))
+        assert "2 answers</strong> in all" in ann.get("/progress").text
+        page = bob.get("/progress").text
+        assert "Your progress starts with your first answer" in page and ">bob</a>" in page
+
+
+LEARNER_TABLES = ("review_card", "practice_answer", "exam_attempt", "note_read")
+
+
+def test_the_dashboard_reads_one_learners_rows_through_indexes(app, ann, seeded):
+    """No dashboard statement scans a learners' table; cards and answers read indexes alone."""
+    from sqlalchemy import event
+
+    if seeded.engine.dialect.name != "sqlite":
+        pytest.skip("reads SQLite's query plans")
+    user_id = _learner_id(seeded)
+    answer(seeded, user_id, "7", True, T0 - timedelta(days=2))
+    _sit_exam(seeded, user_id, T0 - timedelta(days=1), right=4)
+    ann.post("/notes/tensorrt-note-2/read")
+    ann.get("/progress")  # the viewer is remembered for a moment, as between clicks
+    ran: list[tuple[str, object]] = []
+
+    def record(_conn, _cursor, statement, parameters, *_args) -> None:  # type: ignore[no-untyped-def]
+        if statement.startswith("SELECT"):
+            ran.append((statement, parameters))
+
+    event.listen(app.state.db.engine, "before_cursor_execute", record)
+    try:
+        assert ann.get("/progress").status_code == 200
+    finally:
+        event.remove(app.state.db.engine, "before_cursor_execute", record)
+    plans = []
+    with seeded.engine.connect() as conn:
+        for statement, parameters in ran:
+            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+            plans.extend(str(row[-1]) for row in rows)
+    mine = [line for line in plans if any(f" {table} " in f"{line} " for table in LEARNER_TABLES)]
+    assert {table for table in LEARNER_TABLES if any(table in line for line in mine)} == set(
+        LEARNER_TABLES
+    )
+    assert all(line.startswith("SEARCH") and "(user_id=?" in line for line in mine), mine
+    assert all("COVERING INDEX" in line for line in mine if "review_card" in line), mine
+    assert all("COVERING INDEX" in line for line in mine if "practice_answer" in line), mine
 
 
 def test_deleting_the_account_deletes_its_answers_and_cards(seeded, make_user):
