@@ -184,6 +184,8 @@ def test_parse_query_keeps_a_bounded_number_of_terms():
         ("<b>\ue000&\ue001", "&lt;b&gt;<mark>&amp;</mark>"),
         ("\ue000kSTRICT\ue001\\_\ue000TYPES\ue001", "<mark>kSTRICT_TYPES</mark>"),
         ("x\n\n   y", "x y"),
+        ("\ue000a\ue000b\ue001c\ue001", "<mark>ab</mark>c"),
+        ("\ue000a \ue001b \ue000c\ue001", "<mark>a </mark>b <mark>c</mark>"),
     ],
 )
 def test_marked_html_is_escaped_and_balanced(text, html):
