@@ -3,10 +3,12 @@
 Each group is found in short steps: one page of matching rows, best first; how many match
 (counted up to TOTAL_CAP); the highlighted title and snippet of that page's rows.
 
-On SQLite, ranking is what costs: bm25() runs once per row it ranks, about 1.6 µs a row, so
-a word found in 50,000 questions took 80 ms to rank whole. The page is therefore the best of
-the first CANDIDATES matches (in the index's order); a query matching fewer is ranked whole,
-and one matching more is too broad for its order to mean much: a second word narrows it.
+On SQLite, ranking is what costs: bm25() weighs each word by the rows of the whole index
+that hold it (a millisecond or more per query and kind for a common word), then runs once per
+row it ranks, about 1.5 µs a row, so a word found in 50,000 questions took 80 ms to rank
+whole. The page is therefore the best of the first CANDIDATES matches (in the index's order);
+a query matching fewer is ranked whole, and one matching more is too broad for its order to
+mean much: a second word narrows it, and the results say the ranking was partial.
 Each kind of row is a range of the index, so a kind is read alone: the first matches' row
 ids (which also count them) give the range the candidates fill, and one ranked query over
 that range returns the page with its highlights (FTS5 sorts by rank and keeps each row's
@@ -26,7 +28,7 @@ from app.search.read_models import NoteHit, QuestionHit
 from app.search.terms import START, STOP, Term, marked_html
 
 SNIPPET_WORDS = 24
-CANDIDATES = 1000  # matches ranked for one page (SQLite)
+CANDIDATES = 200  # matches ranked for one page (SQLite): 1,000 cost 1.2 ms more a kind
 TOTAL_CAP = 1000  # matches counted; past it a total says "more than"
 _PLAIN_WORD = re.compile(r"[^\W_]+")
 _QUESTION = """
@@ -51,6 +53,11 @@ class Backend:
     highlight_sql = ""  # {join} {columns}: (row, columns..., title, snippet) of given rows
     page_row = highlight_row = ""  # the index row's id in the page and highlight SQL
     question_kind = section_kind = ""  # which rows are questions, which sections
+
+    @property
+    def candidates(self) -> int | None:
+        """How many matches of a kind are ranked (None: all of them)."""
+        return None
 
     def content_id(self, kind: str, row: str) -> str:
         """The id of the question or section an index row (written `row`) stands for."""
@@ -194,6 +201,10 @@ class SQLiteBackend(Backend):
     page_row = highlight_row = "search_index.rowid"
     question_kind = f"search_index.rowid < {SECTION_ROWS}"
     section_kind = f"search_index.rowid >= {SECTION_ROWS}"
+
+    @property
+    def candidates(self) -> int | None:
+        return CANDIDATES
 
     def content_id(self, kind: str, row: str) -> str:
         return row if kind == "question" else f"{row} - {SECTION_ROWS}"

@@ -36,6 +36,7 @@ class SearchResults:
     question_total: int
     note_total_exact: bool = True  # False: more than note_total match
     question_total_exact: bool = True
+    ranked_among: int | None = None  # the best were picked from the first this many of a kind
 
     @property
     def total(self) -> int:

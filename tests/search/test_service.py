@@ -214,6 +214,8 @@ def test_a_broad_query_is_ranked_among_its_first_candidates(db, monkeypatch):
     results = find(db, "calibration", limit=3)
     assert len(results.questions) == 3 and results.question_total == 8
     assert {hit.id for hit in results.questions} <= {1, 2, 3, 4}
+    assert results.ranked_among == 4  # said, so the page can tell that ranking was partial
+    assert find(db, "calibration question 7").ranked_among is None
 
 
 @pytest.mark.parametrize(
