@@ -36,7 +36,9 @@ class SearchResults:
     question_total: int
     note_total_exact: bool = True  # False: more than note_total match
     question_total_exact: bool = True
-    ranked_among: int | None = None  # the best were picked from the first this many of a kind
+    # False: a kind matched too many to rank; its page holds those with every word in the
+    # title (or heading) first, then the others, in the index's order
+    ranked: bool = True
 
     @property
     def total(self) -> int:

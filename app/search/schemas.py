@@ -45,9 +45,10 @@ class SearchOut(_Out):
     )
     question_total_exact: bool = Field(description="False when more than question_total match")
     questions: list[QuestionHitOut] = Field(description="The best matching questions, best first")
-    ranked_among: int | None = Field(
+    ranked: bool = Field(
         description=(
-            "When set, a kind matched more than this many and its best were picked from its "
-            "first this many matches (add a word to narrow the search); null: all were ranked"
+            f"False when a kind matched more than {_CAP}: too many to rank, so its list holds "
+            "those with every word in the title first, then the others (add a word to narrow "
+            "the search)"
         )
     )

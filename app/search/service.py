@@ -42,13 +42,8 @@ def search(
         question_total=min(question_total, queries.TOTAL_CAP),
         note_total_exact=note_total <= queries.TOTAL_CAP,
         question_total_exact=question_total <= queries.TOTAL_CAP,
-        ranked_among=_ranked_among(backend.candidates, note_total, question_total),
+        ranked=backend.ranks_all or max(note_total, question_total) <= queries.TOTAL_CAP,
     )
-
-
-def _ranked_among(candidates: int | None, *totals: int) -> int | None:
-    """The matches of a kind its page was picked from, when some kind has more."""
-    return candidates if candidates is not None and max(totals) > candidates else None
 
 
 def _topic_ids(session: Session, slug: str) -> list[int]:
