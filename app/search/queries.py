@@ -180,9 +180,11 @@ class SQLiteBackend(Backend):
         WHERE search_index MATCH :match AND search_index.rowid IN :rows
     """
     first_rows_sql = """
-        SELECT search_index.rowid FROM search_index
-        WHERE search_index MATCH :match AND {kind}
-        LIMIT :cap + 1
+        SELECT count(*), min(id), max(id) FROM (
+            SELECT search_index.rowid AS id FROM search_index
+            WHERE search_index MATCH :match AND {kind}
+            LIMIT :cap + 1
+        )
     """
     # FTS5 consumes ORDER BY rank itself: it ranks the range, then reads the page's rows
     # (with their matches, for highlighting) from its sorter.
@@ -220,18 +222,19 @@ class SQLiteBackend(Backend):
         topics: list[int] | None,
         limit: int,
     ) -> tuple[list[tuple[Any, ...]], int]:
-        """Without a topic: the first matches' ids, then one query for the highlighted page."""
+        """Without a topic: count the first matches, then one query for the highlighted page."""
         if topics is not None:  # the topic is in other tables: rank what passes the join
             return super()._found(session, terms, kind, topics, limit)
         params = {**self.params(terms), "limit": limit, "cap": TOTAL_CAP}
-        ids = session.scalars(self._statement(self.first_rows_sql, kind, None), params).all()
-        if not ids:
+        first = self._statement(self.first_rows_sql, kind, None)
+        total, low, high = session.execute(first, params).one()
+        if not total:
             return [], 0
         columns = _QUESTION_COLUMNS if kind == "question" else _SECTION_COLUMNS
         join = self._join(kind, "search_index.rowid")
-        if len(ids) <= TOTAL_CAP:
+        if total <= TOTAL_CAP:
             ranked = text(self.ranked_sql.format(join=join, columns=columns))
-            rows = session.execute(ranked, params | {"low": ids[0], "high": ids[-1]}).all()
+            rows = session.execute(ranked, params | {"low": low, "high": high}).all()
         else:
             sql = self.unranked_highlighted_sql.format(
                 join=join, columns=columns, kind=self._kind(kind)
@@ -244,7 +247,7 @@ class SQLiteBackend(Backend):
                 params["match"],
                 limit,
             )
-        return [_marked(row) for row in rows], len(ids)
+        return [_marked(row) for row in rows], total
 
     def _page(
         self,
