@@ -110,6 +110,7 @@ def test_a_search_too_broad_to_rank_says_so_on_the_page_and_in_the_api(client, d
     import_file(db, f"Many — Questions and Answers\n{qa}".encode(), "many.txt")
     html = client.get("/search", params={"q": "zebrafish"}).text
     assert "So many match that they are not ranked" in html
+    assert "The first 4 of more than 2 questions." in html
     assert client.get("/api/v1/search", params={"q": "zebrafish"}).json()["ranked"] is False
     html = client.get("/search", params={"q": "zebrafish 3"}).text
     assert "not ranked" not in html
