@@ -54,5 +54,6 @@ def _json(type_: str, results: SearchResults) -> bytes:
         "question_total": results.question_total,
         "question_total_exact": results.question_total_exact,
         "questions": results.questions,
+        "ranked": results.ranked,
     }
     return SearchOut.model_validate(body).model_dump_json().encode()

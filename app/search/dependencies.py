@@ -25,7 +25,7 @@ class SearchParams:
         return None if self.type == "all" else self.type
 
 
-def search_params(
+async def search_params(
     q: Annotated[
         str,
         Query(
@@ -42,7 +42,7 @@ def search_params(
         Literal["all", "notes", "questions"], Query(description="Which kind of result")
     ] = "all",
 ) -> SearchParams:
-    """Read the search from the address."""
+    """Read the search from the address (async: a sync dependency costs a thread hop)."""
     return SearchParams(q, topic or None, type)
 
 

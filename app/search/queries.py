@@ -1,20 +1,21 @@
 """The index's own query languages: SQLite FTS5 and PostgreSQL full-text search.
 
-Each group is found in short steps: one page of matching rows, best first; how many match
-(counted up to TOTAL_CAP); the highlighted title and snippet of that page's rows.
+Each group is found in short steps: how many match (counted up to TOTAL_CAP); one page of
+matching rows, best first; the highlighted title and snippet of that page's rows.
 
-On SQLite, ranking is what costs: bm25() runs once per row it ranks, about 1.6 µs a row, so
-a word found in 50,000 questions took 80 ms to rank whole. The page is therefore the best of
-the first CANDIDATES matches (in the index's order); a query matching fewer is ranked whole,
-and one matching more is too broad for its order to mean much: a second word narrows it.
-Each kind of row is a range of the index, so a kind is read alone: the first matches' row
-ids (which also count them) give the range the candidates fill, and one ranked query over
-that range returns the page with its highlights (FTS5 sorts by rank and keeps each row's
-matches, so highlighting the page reads nothing again).
+On SQLite, ranking is what costs: bm25() first weighs each word by every row of the index
+that holds it (milliseconds for a common word, and again for each kind), then runs once per
+row it ranks, about 1.5 µs a row. A kind matching at most TOTAL_CAP rows is ranked whole; one
+matching more is too broad for a ranking to mean much, and is not ranked: its page is the
+rows with every word in the title first, then the others, in the index's order (the results
+say so; a second word narrows the search). Each kind of row is a range of the index, so a
+kind is read alone: the first matches' row ids count them and give the range, and one query
+over that range returns the page with its highlights (FTS5 sorts by rank itself and keeps
+each row's matches, so highlighting the page reads nothing again).
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, text
@@ -26,7 +27,6 @@ from app.search.read_models import NoteHit, QuestionHit
 from app.search.terms import START, STOP, Term, marked_html
 
 SNIPPET_WORDS = 24
-CANDIDATES = 1000  # matches ranked for one page (SQLite)
 TOTAL_CAP = 1000  # matches counted; past it a total says "more than"
 _PLAIN_WORD = re.compile(r"[^\W_]+")
 _QUESTION = """
@@ -51,6 +51,7 @@ class Backend:
     highlight_sql = ""  # {join} {columns}: (row, columns..., title, snippet) of given rows
     page_row = highlight_row = ""  # the index row's id in the page and highlight SQL
     question_kind = section_kind = ""  # which rows are questions, which sections
+    ranks_all = True  # False: a kind with more than TOTAL_CAP matches is not ranked
 
     def content_id(self, kind: str, row: str) -> str:
         """The id of the question or section an index row (written `row`) stands for."""
@@ -116,13 +117,16 @@ class Backend:
         statement = text(
             sql.format(
                 join=self._join(kind, self.page_row) if topics is not None else "",
-                kind=self.question_kind if kind == "question" else self.section_kind,
+                kind=self._kind(kind),
                 topic=topic,
             )
         )
         if topics is not None:
             statement = statement.bindparams(bindparam("topics", expanding=True))
         return statement
+
+    def _kind(self, kind: str) -> str:
+        return self.question_kind if kind == "question" else self.section_kind
 
     def _join(self, kind: str, row: str) -> str:
         template = _QUESTION if kind == "question" else _SECTION
@@ -149,15 +153,11 @@ def _marked(row: Any) -> tuple[Any, ...]:
 
 
 class SQLiteBackend(Backend):
-    # The inner LIMIT stops the scan, so bm25() runs for the candidates only.
+    # Run for a kind matching at most TOTAL_CAP rows only: bm25() runs once a match.
     page_sql = """
-        SELECT id FROM (
-            SELECT search_index.rowid AS id, bm25(search_index, 3.0, 1.0) AS score
-            FROM search_index {join}
-            WHERE search_index MATCH :match AND {kind} {topic}
-            LIMIT :candidates
-        )
-        ORDER BY score, id
+        SELECT search_index.rowid FROM search_index {join}
+        WHERE search_index MATCH :match AND {kind} {topic}
+        ORDER BY bm25(search_index, 3.0, 1.0), search_index.rowid
         LIMIT :limit
     """
     count_sql = """
@@ -167,6 +167,11 @@ class SQLiteBackend(Backend):
             LIMIT :cap + 1
         )
     """
+    unranked_sql = """
+        SELECT search_index.rowid FROM search_index {join}
+        WHERE search_index MATCH :match AND {kind} {topic}
+        LIMIT :limit
+    """
     highlight_sql = """
         SELECT search_index.rowid, {columns},
                highlight(search_index, 0, :start, :stop),
@@ -175,9 +180,11 @@ class SQLiteBackend(Backend):
         WHERE search_index MATCH :match AND search_index.rowid IN :rows
     """
     first_rows_sql = """
-        SELECT search_index.rowid FROM search_index
-        WHERE search_index MATCH :match AND {kind}
-        LIMIT :cap + 1
+        SELECT count(*), min(id), max(id) FROM (
+            SELECT search_index.rowid AS id FROM search_index
+            WHERE search_index MATCH :match AND {kind}
+            LIMIT :cap + 1
+        )
     """
     # FTS5 consumes ORDER BY rank itself: it ranks the range, then reads the page's rows
     # (with their matches, for highlighting) from its sorter.
@@ -191,9 +198,18 @@ class SQLiteBackend(Backend):
         ORDER BY rank
         LIMIT :limit
     """
+    unranked_highlighted_sql = """
+        SELECT search_index.rowid, {columns},
+               highlight(search_index, 0, :start, :stop),
+               snippet(search_index, 1, :start, :stop, '…', :words)
+        FROM search_index {join}
+        WHERE search_index MATCH :match AND {kind}
+        LIMIT :limit
+    """
     page_row = highlight_row = "search_index.rowid"
     question_kind = f"search_index.rowid < {SECTION_ROWS}"
     section_kind = f"search_index.rowid >= {SECTION_ROWS}"
+    ranks_all = False
 
     def content_id(self, kind: str, row: str) -> str:
         return row if kind == "question" else f"{row} - {SECTION_ROWS}"
@@ -206,26 +222,73 @@ class SQLiteBackend(Backend):
         topics: list[int] | None,
         limit: int,
     ) -> tuple[list[tuple[Any, ...]], int]:
-        """Without a topic: the first matches' ids, then one ranked, highlighted query."""
+        """Without a topic: count the first matches, then one query for the highlighted page."""
         if topics is not None:  # the topic is in other tables: rank what passes the join
             return super()._found(session, terms, kind, topics, limit)
         params = {**self.params(terms), "limit": limit, "cap": TOTAL_CAP}
-        ids = session.scalars(self._statement(self.first_rows_sql, kind, None), params).all()
-        if not ids:
+        first = self._statement(self.first_rows_sql, kind, None)
+        total, low, high = session.execute(first, params).one()
+        if not total:
             return [], 0
         columns = _QUESTION_COLUMNS if kind == "question" else _SECTION_COLUMNS
-        sql = self.ranked_sql.format(join=self._join(kind, "search_index.rowid"), columns=columns)
-        params |= {"low": ids[0], "high": ids[min(len(ids), CANDIDATES) - 1]}
-        return [_marked(row) for row in session.execute(text(sql), params)], len(ids)
+        join = self._join(kind, "search_index.rowid")
+        if total <= TOTAL_CAP:
+            ranked = text(self.ranked_sql.format(join=join, columns=columns))
+            rows = session.execute(ranked, params | {"low": low, "high": high}).all()
+        else:
+            sql = self.unranked_highlighted_sql.format(
+                join=join, columns=columns, kind=self._kind(kind)
+            )
+            unranked = text(sql)
+            rows = _title_first(
+                lambda match, count: session.execute(
+                    unranked, params | {"match": match, "limit": count}
+                ).all(),
+                params["match"],
+                limit,
+            )
+        return [_marked(row) for row in rows], total
+
+    def _page(
+        self,
+        session: Session,
+        terms: Sequence[Term],
+        kind: str,
+        topics: list[int] | None,
+        limit: int,
+    ) -> tuple[list[int], int]:
+        """Count first: rank at most TOTAL_CAP matches, or take the title's first of more."""
+        params = {**self.params(terms), "limit": limit, "cap": TOTAL_CAP, "topics": topics}
+        total = session.scalar(self._statement(self.count_sql, kind, topics), params) or 0
+        if total <= TOTAL_CAP:
+            page = self._statement(self.page_sql, kind, topics)
+            return list(session.scalars(page, params).all()), total
+        unranked = self._statement(self.unranked_sql, kind, topics)
+        rows = _title_first(
+            lambda match, count: [
+                (row,)
+                for row in session.scalars(unranked, params | {"match": match, "limit": count})
+            ],
+            params["match"],
+            limit,
+        )
+        return [row[0] for row in rows], total
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
-        return {
-            "match": fts5_query(terms),
-            "start": START,
-            "stop": STOP,
-            "words": SNIPPET_WORDS,
-            "candidates": CANDIDATES,
-        }
+        return {"match": fts5_query(terms), "start": START, "stop": STOP, "words": SNIPPET_WORDS}
+
+
+def _title_first(run: Callable[[str, int], Sequence[Any]], match: str, limit: int) -> list[Any]:
+    """Rows (row id first) with every term in the title first, then the others, in index order.
+
+    `run(match, count)` returns up to count rows matching an FTS5 query.
+    """
+    rows = list(run(f"({match}) AND title : ({match})", limit))
+    if len(rows) < limit:
+        shown = {row[0] for row in rows}
+        others = [row for row in run(match, limit + len(rows)) if row[0] not in shown]
+        rows += others[: limit - len(rows)]
+    return rows
 
 
 def fts5_query(terms: Sequence[Term]) -> str:

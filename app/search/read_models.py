@@ -36,6 +36,9 @@ class SearchResults:
     question_total: int
     note_total_exact: bool = True  # False: more than note_total match
     question_total_exact: bool = True
+    # False: a kind matched too many to rank; its page holds those with every word in the
+    # title (or heading) first, then the others, in the index's order
+    ranked: bool = True
 
     @property
     def total(self) -> int:

@@ -6,7 +6,6 @@ from fastapi.responses import HTMLResponse
 from app.accounts.dependencies import load_viewer
 from app.content import queries as content_queries
 from app.search.dependencies import SearchParamsDep, SearchResultsDep
-from app.search.queries import CANDIDATES
 from app.web.dependencies import CacheDep
 from app.web.templating import render_page
 
@@ -19,7 +18,7 @@ async def search_page(
 ) -> HTMLResponse:
     """Search notes and questions, with the matched words highlighted."""
     topics = await cache.get("topics", content_queries.topics_list)
-    context = {"params": params, "results": results, "topics": topics, "candidates": CANDIDATES}
+    context = {"params": params, "results": results, "topics": topics}
     # Kept per query while the search cache hands out the same results (both caches empty
     # together when the content changes, topics included).
     page = "search/search.html"

@@ -3,7 +3,9 @@
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from app.content.schemas import TopicRefOut
+from app.search.queries import TOTAL_CAP
 
+_CAP = f"{TOTAL_CAP:,}"
 _HIGHLIGHT = "Escaped text, safe as HTML, with the matched words in <mark> elements"
 
 
@@ -34,12 +36,19 @@ class SearchOut(_Out):
     topic: str | None
     type: str
     note_total: int = Field(
-        description="Matching note sections, beyond those listed too, counted up to 10,000"
+        description=f"Matching note sections, beyond those listed too, counted up to {_CAP}"
     )
     note_total_exact: bool = Field(description="False when more than note_total match")
     notes: list[NoteHitOut] = Field(description="The best matching note sections, best first")
     question_total: int = Field(
-        description="Matching questions, beyond those listed too, counted up to 10,000"
+        description=f"Matching questions, beyond those listed too, counted up to {_CAP}"
     )
     question_total_exact: bool = Field(description="False when more than question_total match")
     questions: list[QuestionHitOut] = Field(description="The best matching questions, best first")
+    ranked: bool = Field(
+        description=(
+            f"False when a kind matched more than {_CAP}: too many to rank, so its list holds "
+            "those with every word in the title first, then the others (add a word to narrow "
+            "the search)"
+        )
+    )

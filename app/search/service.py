@@ -42,6 +42,7 @@ def search(
         question_total=min(question_total, queries.TOTAL_CAP),
         note_total_exact=note_total <= queries.TOTAL_CAP,
         question_total_exact=question_total <= queries.TOTAL_CAP,
+        ranked=backend.ranks_all or max(note_total, question_total) <= queries.TOTAL_CAP,
     )
 
 

@@ -23,7 +23,8 @@ _PREFIX = re.compile(r"(.*[^\W_])\*+")
 _WORD = re.compile(r"[^\W_]")
 _LAST_WORD = re.compile(r"[^\W_]+$")
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_MARKS = re.compile(f"([{START}{STOP}])")
+# A mark runs to its stop (or to the end); marks inside it or stops outside are dropped.
+_MARKED = re.compile(f"{START}([^{STOP}]*)(?:{STOP}|$)")
 # PostgreSQL marks each word of `kSTRICT_TYPES` or `2:4` apart: one mark reads better.
 _JOINED_MARKS = re.compile(f"{STOP}((?:[^\\s\\w{START}{STOP}]|_){{1,3}}){START}")
 
@@ -65,16 +66,9 @@ def _term(text: str, quoted: bool) -> Term | None:
 def marked_html(text: str) -> str:
     """Escape indexed text for HTML and turn the index's marks into balanced <mark> elements."""
     text = _MARKDOWN_ESCAPE.sub(r"\1", " ".join(text.split()))
-    text = _JOINED_MARKS.sub(r"\1", text)
-    out: list[str] = []
-    inside = False
-    for part in _MARKS.split(text):
-        if part in (START, STOP):
-            if (part == START) != inside:
-                out.append("<mark>" if part == START else "</mark>")
-                inside = not inside
-        elif part:
-            out.append(str(escape(part)))
-    if inside:
-        out.append("</mark>")
-    return "".join(out)
+    html = str(escape(_JOINED_MARKS.sub(r"\1", text)))  # the marks need no escaping
+    return _MARKED.sub(_mark, html).replace(STOP, "")
+
+
+def _mark(found: re.Match[str]) -> str:
+    return "<mark>" + found.group(1).replace(START, "") + "</mark>"

@@ -1,13 +1,13 @@
 """Jinja2 templates, and rendering a whole page or one named block of it (for htmx)."""
 
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
-from starlette.routing import Router
+from starlette.routing import Mount, NoMatchFound, Router
 
 from app.config import PROJECT_ROOT
 from app.web.static import static_url
@@ -17,6 +17,7 @@ templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 
 _paths: dict[tuple[Any, ...], str] = {}
 _routers: list[Router] = []
+_by_name: dict[str, Any] = {}  # the first route of each name, asked directly
 _PATHS_LIMIT = 50_000
 
 
@@ -24,13 +25,26 @@ def bind_routes(router: Router) -> None:
     """Give url_for the route table (every app the factory builds has the same routes)."""
     _routers[:] = [router]
     _paths.clear()
+    _by_name.clear()
+    for route in _named_routes(router.routes):
+        _by_name.setdefault(route.name, route)
+
+
+def _named_routes(routes: Iterable[Any]) -> Iterator[Any]:
+    """Every named route, in the router's order, included routers' routes in their place."""
+    for route in routes:
+        if hasattr(route, "effective_route_contexts"):  # FastAPI's included router
+            yield from _named_routes(route.effective_route_contexts())
+        elif isinstance(getattr(route, "name", None), str) and not isinstance(route, Mount):
+            yield route
 
 
 def url_for(name: str, /, **params: Any) -> str:
     """Return the path (not the absolute URL) of a named route, so pages work behind any host.
 
     It needs no request, so macros import without context and Jinja caches them; and paths
-    are memoised, since the router tries each route in turn and a page asks for about twenty.
+    are memoised, since the router tries each route in turn and a page asks for about twenty
+    (a search page for twenty new ones: the route of a name is asked first).
     Static files get their content-hashed name, which browsers may cache for good.
     """
     if name == "static":
@@ -40,8 +54,18 @@ def url_for(name: str, /, **params: Any) -> str:
     if path is None:
         if len(_paths) >= _PATHS_LIMIT:
             _paths.clear()
-        path = _paths[key] = str(_routers[0].url_path_for(name, **params))
+        path = _paths[key] = str(_path_for(name, params))
     return path
+
+
+def _path_for(name: str, params: dict[str, Any]) -> Any:
+    route = _by_name.get(name)
+    if route is not None:
+        try:
+            return route.url_path_for(name, **params)
+        except NoMatchFound:  # another route of that name takes these parameters
+            pass
+    return _routers[0].url_path_for(name, **params)
 
 
 templates.env.globals["url_for"] = url_for

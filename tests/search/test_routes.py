@@ -95,3 +95,22 @@ def test_a_search_asked_again_costs_no_query_until_the_content_changes(settings,
             "/notes/more#calibration-again"
             in client.get("/search", params={"q": "calibration"}).text
         )
+
+
+def test_a_search_too_broad_to_rank_says_so_on_the_page_and_in_the_api(client, db, monkeypatch):
+    from app.search import queries
+
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL ranks every match")
+    monkeypatch.setattr(queries, "TOTAL_CAP", 2)
+    qa = "".join(
+        f"Question {n}: Zebrafish question {n}?\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
+        for n in range(1, 5)
+    )
+    import_file(db, f"Many — Questions and Answers\n{qa}".encode(), "many.txt")
+    html = client.get("/search", params={"q": "zebrafish"}).text
+    assert "So many match that they are not ranked" in html
+    assert "The first 4 of more than 2 questions." in html
+    assert client.get("/api/v1/search", params={"q": "zebrafish"}).json()["ranked"] is False
+    html = client.get("/search", params={"q": "zebrafish 3"}).text
+    assert "not ranked" not in html

@@ -184,6 +184,8 @@ def test_parse_query_keeps_a_bounded_number_of_terms():
         ("<b>\ue000&\ue001", "&lt;b&gt;<mark>&amp;</mark>"),
         ("\ue000kSTRICT\ue001\\_\ue000TYPES\ue001", "<mark>kSTRICT_TYPES</mark>"),
         ("x\n\n   y", "x y"),
+        ("\ue000a\ue000b\ue001c\ue001", "<mark>ab</mark>c"),
+        ("\ue000a \ue001b \ue000c\ue001", "<mark>a </mark>b <mark>c</mark>"),
     ],
 )
 def test_marked_html_is_escaped_and_balanced(text, html):
@@ -201,17 +203,28 @@ def test_totals_past_the_cap_say_more_than(db, monkeypatch):
     assert (exact.question_total, exact.question_total_exact) == (1, True)
 
 
-def test_a_broad_query_is_ranked_among_its_first_candidates(db, monkeypatch):
-    """SQLite ranks the first CANDIDATES matches only: bm25 costs per row it ranks."""
+@pytest.mark.parametrize("topic", [None, "sparsity"])
+def test_a_kind_too_broad_to_rank_lists_title_matches_first(seeded, monkeypatch, topic):
+    """Past TOTAL_CAP matches SQLite ranks nothing (bm25 costs): words in the title first."""
+    from dataclasses import replace
+
     from app.search import queries
 
-    if db.engine.dialect.name != "sqlite":
-        pytest.skip("PostgreSQL ranks every match")
-    monkeypatch.setattr(queries, "CANDIDATES", 4)
-    load(db, a_set(*(a_question(str(n), f"Calibration question {n}?") for n in range(1, 9))))
-    results = find(db, "calibration", limit=3)
-    assert len(results.questions) == 3 and results.question_total == 8
-    assert {hit.id for hit in results.questions} <= {1, 2, 3, 4}
+    monkeypatch.setattr(queries, "TOTAL_CAP", 4)
+    body_only = [
+        replace(a_question(str(n), topic="sparsity"), explanation=f"A quokka fact {n}.")
+        for n in range(1, 7)
+    ]
+    in_title = [a_question(str(n), f"Quokka question {n}?", topic="sparsity") for n in (7, 8)]
+    load(seeded, a_set(*body_only, *in_title, slug="quokkas"))
+    results = find(seeded, "quokka", limit=3, topic=topic)
+    assert (results.question_total, results.question_total_exact) == (4, False)
+    stems = [hit.stem_html for hit in results.questions]
+    assert stems[:2] == ["<mark>Quokka</mark> question 7?", "<mark>Quokka</mark> question 8?"]
+    assert "<mark>quokka</mark>" in results.questions[2].snippet_html
+    assert results.ranked is (seeded.engine.dialect.name != "sqlite")  # PostgreSQL ranks all
+    narrow = find(seeded, "quokka 7", topic=topic)
+    assert narrow.ranked and narrow.question_total == 1
 
 
 @pytest.mark.parametrize(

@@ -69,3 +69,16 @@ def test_pages_link_to_pages_not_to_the_api(app):
     assert url_for("progress") == "/progress"
     assert url_for("search") == "/search"
     assert url_for("start_exam", slug="x") == "/exams/x/start"
+
+
+def test_url_for_asks_each_route_as_the_router_would(app):
+    """url_for asks the route of a name itself: the path must be the one the router gives."""
+    from app.web import templating
+
+    routes = list(templating._named_routes(app.router.routes))
+    assert len(routes) > 30
+    for route in routes:
+        params = dict.fromkeys(route.param_convertors, 7)
+        expected = str(app.router.url_path_for(route.name, **params))
+        templating._paths.clear()
+        assert templating.url_for(route.name, **params) == expected
