@@ -227,7 +227,7 @@ async def progress(
     request: Request, viewer: RequiredViewer, now: NowDep, library: LibraryDep
 ) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
-    work = unit_of_work(request, write=False)
+    work = unit_of_work(request, write=False, brief=True)
     exams = exam_records(request)
     view = await work.run(
         partial(queries.dashboard, user_id=viewer.id, now=now, exams=exams, library=library)

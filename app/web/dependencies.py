@@ -106,10 +106,12 @@ class UnitOfWork:
 def unit_of_work(request: Request, *, write: bool = True, brief: bool = False) -> UnitOfWork:
     """Build the request's unit of work (a write one takes SQLite's write lock up front).
 
-    `brief` marks a read of a few rows found by key (a tally, an attempt's marks, who a
-    session belongs to): on a SQLite file it runs on the event loop, where it costs less
-    than the trip to a thread would (`Database.brief_sessions`). Anything that scans, ranks
-    or may wait stays in the thread pool, as does every read on PostgreSQL.
+    `brief` marks a read found by key through an index and bounded by one learner's own
+    rows (a tally, an attempt's marks, who a session belongs to, the learner's dashboard):
+    on a SQLite file it runs on the event loop (`Database.brief_sessions`), where it costs
+    less than a trip to a thread, and far less than threads taking turns on the GIL when
+    several run at once. Anything that scans the library or other learners' rows, ranks, or
+    may wait stays in the thread pool, as does every read on PostgreSQL.
     """
     db = request.app.state.db
     if write:

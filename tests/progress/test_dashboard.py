@@ -348,11 +348,15 @@ def test_the_dashboard_reads_one_learners_rows_through_indexes(app, ann, seeded)
         if statement.startswith("SELECT"):
             ran.append((statement, parameters))
 
-    event.listen(app.state.db.engine, "before_cursor_execute", record)
+    db = app.state.db
+    engines = [engine for engine in (db.engine, db.brief_engine) if engine is not None]
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", record)
     try:
         assert ann.get("/progress").status_code == 200
     finally:
-        event.remove(app.state.db.engine, "before_cursor_execute", record)
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", record)
     plans = []
     with seeded.engine.connect() as conn:
         for statement, parameters in ran:
