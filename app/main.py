@@ -2,6 +2,7 @@
 
 import gc
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -46,7 +47,8 @@ from app.web.templating import bind_routes
 
 log = logging.getLogger("studyhall")
 SEARCH_CACHE_ENTRIES = 512  # a search's results with their snippets: 5 to 20 KB
-SEARCH_CACHE_SECONDS = 60.0  # kept results are refreshed this often (when the cache is on)
+SEARCH_CACHE_SECONDS = 60.0
+SWITCH_INTERVAL_S = 0.0005  # how long a thread may hold the GIL while another waits for it  # kept results are refreshed this often (when the cache is on)
 
 
 def create_served_app() -> FastAPI:
@@ -54,7 +56,12 @@ def create_served_app() -> FastAPI:
 
     uvicorn puts its own headers on every response, its own 400s for malformed requests
     included, which no middleware sees; the app then must not add them a second time.
+
+    The writer thread gives up the GIL at every statement and must take it back from a busy
+    event loop: with Python's default 5 ms switch interval each statement of a save could
+    wait that long, so a worker's threads take turns every half millisecond instead.
     """
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     return create_app(security_headers=False)
 
 

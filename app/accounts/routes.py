@@ -29,7 +29,7 @@ from app.accounts.passwords import in_turn
 from app.accounts.service import Candidate, Policy, Verified, Viewer
 from app.config import Settings
 from app.db import Database, utcnow
-from app.web.dependencies import SessionDep, WriteSessionDep, after_commit, write_session
+from app.web.dependencies import SessionDep, WriteSessionDep, after_commit, unit_of_work
 from app.web.limits import FieldText
 from app.web.templating import render
 
@@ -70,6 +70,11 @@ def _start(request: Request, session: Session, user: User, target: str) -> Redir
     token = service.start_session(session, user, policy(_settings(request)), replacing=old)
     if old:
         after_commit(session, partial(_recent(request).forget, old))
+    return _signed_in(request, token, target)
+
+
+def _signed_in(request: Request, token: str, target: str) -> RedirectResponse:
+    """Go to target with the new session's cookie."""
     response = RedirectResponse(target, status_code=303)
     max_age = _settings(request).session_max_days * 86400
     _cookie(request, response, cookie_name(_settings(request)), token, max_age=max_age, path="/")
@@ -155,9 +160,25 @@ async def login(
     except RateLimited as exc:
         return _form_page(request, "accounts/login.html", exc, values)
     verified = await in_turn(partial(service.verify_candidate, candidate, password))
-    return await run_in_threadpool(
-        _log_in, request, values, username, password, address, rules, verified
+    old = request.cookies.get(cookie_name(_settings(request)))
+    log_in = partial(
+        _log_in,
+        username=username,
+        password=password,
+        address=address,
+        rules=rules,
+        verified=verified,
+        old=old,
     )
+    try:  # with the other small writes (answers, saves) in one queue, where there is one
+        outcome = await unit_of_work(request).run(log_in)
+    except RateLimited as exc:
+        return _form_page(request, "accounts/login.html", exc, values)
+    if isinstance(outcome, InvalidCredentials):
+        return _form_page(request, "accounts/login.html", outcome, values)
+    if old:
+        _recent(request).forget(old)
+    return _signed_in(request, outcome, values["next"])
 
 
 def _candidate(db: Database, username: str, address: str, rules: Policy) -> Candidate | None:
@@ -166,22 +187,20 @@ def _candidate(db: Database, username: str, address: str, rules: Policy) -> Cand
 
 
 def _log_in(
-    request: Request,
-    values: dict[str, str],
+    session: Session,
     username: str,
     password: str,
     address: str,
     rules: Policy,
     verified: Verified | None,
-) -> Response:
-    with write_session(request) as session:
-        try:
-            user = service.log_in_verified(session, username, password, address, rules, verified)
-        except (InvalidCredentials, RateLimited) as exc:
-            if isinstance(exc, RateLimited):
-                session.rollback()  # a counted failure (InvalidCredentials) is kept
-            return _form_page(request, "accounts/login.html", exc, values)
-        return _start(request, session, user, values["next"])
+    old: str | None,
+) -> str | InvalidCredentials:
+    """Log in and open a fresh session (its token); a refusal is returned, its failure kept."""
+    try:
+        user = service.log_in_verified(session, username, password, address, rules, verified)
+    except InvalidCredentials as exc:
+        return exc
+    return service.start_session(session, user, rules, replacing=old)
 
 
 @router.post("/logout", name="logout")

@@ -7,7 +7,6 @@ in a single trip to the thread pool. Services never commit.
 """
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
 from typing import Annotated, Any, TypeVar
 
 from anyio.from_thread import run_sync as on_event_loop
@@ -41,14 +40,6 @@ def get_write_session(request: Request) -> Iterator[Session]:
             on_event_loop(request.app.state.cache.clear)
         for callback in session.info.pop("after_commit", []):
             on_event_loop(callback)
-
-
-def write_session(request: Request) -> AbstractContextManager[Session]:
-    """Open the request's write session in a sync function that a route runs in a thread.
-
-    It is committed when the block ends, as `WriteSessionDep` is when its route returns.
-    """
-    return contextmanager(get_write_session)(request)
 
 
 def after_commit(session: Session, callback: Callable[[], object]) -> None:
