@@ -20,38 +20,25 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-try:
-    from bench import library
-    from bench.library_run import studyhall
-    from bench.results import replace_section
-    from bench.run import (
-        RESULTS_FILE,
-        ROOT,
-        Result,
-        Target,
-        machine_facts,
-        prepare_database,
-        run_wrk,
-        running_servers,
-        summarise,
-        warm,
-    )
-except ModuleNotFoundError:  # run as `python bench/search_run.py`: this folder is on the path
-    import library  # type: ignore[no-redef]
-    from library_run import studyhall  # type: ignore[no-redef]
-    from results import replace_section  # type: ignore[no-redef]
-    from run import (  # type: ignore[no-redef]
-        RESULTS_FILE,
-        ROOT,
-        Result,
-        Target,
-        machine_facts,
-        prepare_database,
-        run_wrk,
-        running_servers,
-        summarise,
-        warm,
-    )
+from app.config import PROJECT_ROOT
+
+# run as `python bench/search_run.py`: `bench` is found there
+sys.path.insert(0, str(PROJECT_ROOT))
+from bench import library
+from bench.library_run import studyhall
+from bench.results import replace_section
+from bench.run import (
+    RESULTS_FILE,
+    ROOT,
+    Result,
+    Target,
+    machine_facts,
+    prepare_database,
+    run_wrk,
+    running_servers,
+    summarise,
+    warm,
+)
 
 SECTION = "search"
 CONNECTIONS = (8, 32)  # as the library benchmark; bench/run.py's goals are at these too
