@@ -81,6 +81,14 @@ class FifoLock:
                 return False
         return True  # handed over just as the wait ran out: it is ours
 
+    def try_acquire(self) -> bool:
+        """Take the lock only if it is free and nobody waits for it; never wait."""
+        with self._mutex:
+            if self._held or self._waiters:
+                return False
+            self._held = True
+            return True
+
     def release(self) -> None:
         with self._mutex:
             if self._waiters:
@@ -101,31 +109,23 @@ def _power(base: float | None, exponent: float | None) -> float | None:
     return None if base is None or exponent is None else math.pow(base, exponent)
 
 
-def _tune_sqlite(engine: Engine, *, transactions: bool = True) -> None:
+def _tune_sqlite(
+    engine: Engine, *, transactions: bool = True, writers: FifoLock | None = None
+) -> None:
     """Apply the pragmas and take over BEGIN so writers can ask for BEGIN IMMEDIATE.
 
     Without `transactions` (an engine in autocommit) only the pragmas are applied.
 
-    Writers of this process queue on an in-process lock, first come first served, before
-    BEGIN IMMEDIATE: threads then wait their turn instead of sleeping and polling in
-    SQLite's busy handler. Between processes (the command line, a second worker) the busy
-    timeout remains the backstop.
+    Writers of this process queue on an in-process lock (`writers`, shared by the engines
+    of one `Database`), first come first served, before BEGIN IMMEDIATE: threads then wait
+    their turn instead of sleeping and polling in SQLite's busy handler. Between processes
+    (the command line, a second worker) the busy timeout remains the backstop.
     """
-    writers = FifoLock()
+    writers = writers if writers is not None else FifoLock()
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None  # the "begin" hook below emits BEGIN itself
-        cursor = dbapi_conn.cursor()
-        for pragma in (
-            "journal_mode=WAL",
-            "foreign_keys=ON",
-            f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}",
-            "synchronous=NORMAL",
-        ):
-            cursor.execute(f"PRAGMA {pragma}")
-        cursor.close()
-        ensure_power(dbapi_conn)
+        _apply_pragmas(dbapi_conn, busy_timeout_s=BUSY_TIMEOUT_S)
 
     if not transactions:
         return
@@ -158,6 +158,49 @@ def _tune_sqlite(engine: Engine, *, transactions: bool = True) -> None:
             writers.release()
 
 
+def _apply_pragmas(dbapi_conn: Any, *, busy_timeout_s: float, checkpoints: bool = True) -> None:
+    dbapi_conn.isolation_level = None  # BEGIN is emitted by the engine's "begin" hook
+    cursor = dbapi_conn.cursor()
+    for pragma in (
+        "journal_mode=WAL",
+        "foreign_keys=ON",
+        f"busy_timeout={int(busy_timeout_s * 1000)}",
+        "synchronous=NORMAL",
+        *(() if checkpoints else ("wal_autocheckpoint=0",)),
+    ):
+        cursor.execute(f"PRAGMA {pragma}")
+    cursor.close()
+    ensure_power(dbapi_conn)
+
+
+def _tune_loop_writer(engine: Engine) -> None:
+    """Tune the engine whose connection commits on the event loop.
+
+    Its caller holds the process's write lock before BEGIN, so nothing here waits: no busy
+    timeout (a lock held by another process sends the batch to the writer thread, which
+    may wait) and no automatic checkpoint (its fsync would stall the loop; the write queue
+    has checkpoints run in a thread instead).
+    """
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        _apply_pragmas(dbapi_conn, busy_timeout_s=0, checkpoints=False)
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _is_busy(exc: BaseException) -> bool:
+    """Tell whether an error is SQLite's "the write lock is held elsewhere"."""
+    orig = getattr(exc, "orig", exc)
+    code = getattr(orig, "sqlite_errorcode", None)
+    return isinstance(orig, sqlite3.OperationalError) and (
+        (code is not None and code & 0xFF == sqlite3.SQLITE_BUSY)
+        or "database is locked" in str(orig)
+    )
+
+
 @dataclass(eq=False)
 class _Job:
     work: Callable[[Session], Any]
@@ -167,31 +210,100 @@ class _Job:
 
 
 class WriteQueue:
-    """One writer thread for small writes, committing them in batches (group commit).
+    """Small writes committed in batches (group commit), on the event loop when it can.
 
     SQLite takes one writer at a time whatever the number of threads, so answers that queue
     here cost one BEGIN IMMEDIATE and one COMMIT per batch instead of one each, and threads
     no longer take turns on the write lock. A job's future is resolved only after the COMMIT
     that holds its rows, so an acknowledged write is durable. A job that raises is rolled
     back alone: the batch is run again without it.
+
+    With `loop_sessions`, the jobs that arrive while the event loop runs its callbacks are
+    committed together by the loop itself, at the end of that turn, through a connection of
+    its own: a local commit in WAL mode without fsync takes tens of microseconds, while a
+    batch handed to a thread waits for the GIL at each statement once the loop is busy.
+    The loop never waits for the write lock: when another writer holds it (a thread of
+    this process, or another process), the batch goes to the writer thread, which waits
+    its turn. Checkpoints of the loop's commits run in a thread.
     """
 
     MAX_BATCH = 64
+    CHECKPOINT_EVERY = 256  # loop commits between two checkpoints (a few pages each)
 
-    def __init__(self, sessions: sessionmaker[Session]) -> None:
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        *,
+        loop_sessions: sessionmaker[Session] | None = None,
+        writers: FifoLock | None = None,
+        checkpoint: Callable[[], None] | None = None,
+    ) -> None:
         self._sessions = sessions
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._start = threading.Lock()
+        self._loop_sessions = loop_sessions
+        self._writers = writers if writers is not None else FifoLock()
+        self._checkpoint = checkpoint
+        self._pending: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+        self._loop_commits = 0
+        self._checkpointing = False
 
     async def run(self, work: Callable[[Session], T]) -> tuple[T, dict[str, Any]]:
         """Run work(session) in the next batch; its result and session.info once committed."""
         loop = asyncio.get_running_loop()
         job = _Job(work, loop, loop.create_future())
-        self._ensure_started()
-        self._jobs.put(job)
+        if self._loop_sessions is None:
+            self._to_thread(job)
+        else:
+            pending = self._pending.setdefault(loop, [])
+            pending.append(job)
+            if len(pending) == 1:
+                loop.call_soon(self._flush, loop)
         result, info = await job.future
         return result, info
+
+    def _to_thread(self, job: _Job) -> None:
+        self._ensure_started()
+        self._jobs.put(job)
+
+    def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Commit the jobs queued during this turn of the loop (called by the loop)."""
+        jobs = self._pending.pop(loop, [])
+        for start in range(0, len(jobs), self.MAX_BATCH):
+            batch = jobs[start : start + self.MAX_BATCH]
+            try:
+                handed_over = self._commit_here(batch)
+            except BaseException as exc:  # never leave a request waiting
+                handed_over = []
+                for job in batch:
+                    job.outcome = exc
+            for job in handed_over:
+                self._to_thread(job)
+            _settle([job for job in batch if job not in handed_over])
+        if self._loop_commits >= self.CHECKPOINT_EVERY and not self._checkpointing:
+            self._loop_commits, self._checkpointing = 0, True
+            loop.run_in_executor(None, self._checkpoint_now)
+
+    def _commit_here(self, batch: list[_Job]) -> list[_Job]:
+        """Commit the batch on this thread without waiting; return the jobs left undone."""
+        assert self._loop_sessions is not None
+        if not self._writers.try_acquire():
+            return batch
+        try:
+            left = self._run_batch(self._loop_sessions, batch, hand_back_when_busy=True)
+        finally:
+            self._writers.release()
+        if len(left) < len(batch):
+            self._loop_commits += 1
+        return left
+
+    def _checkpoint_now(self) -> None:
+        try:
+            if self._checkpoint is not None:
+                self._checkpoint()
+        finally:
+            self._checkpointing = False
 
     def close(self) -> None:
         """Finish the queued jobs and stop the writer thread."""
@@ -222,17 +334,25 @@ class WriteQueue:
                     stop = True
                     break
                 batch.append(job)
-            self._commit(batch)
+            self._run_batch(self._sessions, batch, hand_back_when_busy=False)
             self._resolve(batch)
             if stop:
                 return
 
-    def _commit(self, batch: list[_Job]) -> None:
+    @staticmethod
+    def _run_batch(
+        sessions: sessionmaker[Session], batch: list[_Job], *, hand_back_when_busy: bool
+    ) -> list[_Job]:
+        """Run the jobs in one transaction and set their outcomes.
+
+        Returns the jobs left undone: those of a batch whose BEGIN found the write lock
+        held elsewhere, when `hand_back_when_busy`; otherwise none.
+        """
         pending = list(batch)
         while pending:
             failed = None
             try:
-                with self._sessions() as session:
+                with sessions() as session:
                     session.connection()  # BEGIN IMMEDIATE now, so a lock wait fails the batch
                     for job in pending:
                         session.info.clear()
@@ -243,13 +363,18 @@ class WriteQueue:
                             break
                     if failed is None:
                         session.commit()
-                        return
+                        return []
             except Exception as exc:  # BEGIN or COMMIT failed: nothing in the batch was kept
+                if hand_back_when_busy and _is_busy(exc):
+                    for job in pending:
+                        job.outcome = None
+                    return pending
                 for job in pending:
                     job.outcome = exc
-                return
+                return []
             # The session rolled back on leaving the block; run the others again without it.
             pending.remove(failed)
+        return []
 
     @staticmethod
     def _resolve(batch: list[_Job]) -> None:
@@ -274,11 +399,20 @@ def _settle(jobs: list[_Job]) -> None:
             job.future.set_result(job.outcome)
 
 
-def make_engine(url: str, *, per_thread: bool = False) -> Engine:
+def make_engine(
+    url: str,
+    *,
+    per_thread: bool = False,
+    loop_writer: bool = False,
+    writers: FifoLock | None = None,
+) -> Engine:
     """Create the engine for a URL, creating the SQLite file's folder when needed.
 
     `per_thread` (SQLite) keeps one connection for each thread that asks, instead of a pool,
     in autocommit: each statement reads a snapshot of its own, with no BEGIN or COMMIT.
+    `loop_writer` (SQLite) also keeps one connection per thread, for the write queue's
+    commits on the event loop (see `_tune_loop_writer`). `writers` is the in-process write
+    lock to share with other engines on the same file.
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -287,12 +421,17 @@ def make_engine(url: str, *, per_thread: bool = False) -> Engine:
 
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         options: dict[str, Any] = {}
+        if per_thread or loop_writer:
+            options = {"poolclass": SingletonThreadPool}
         if per_thread:
-            options = {"poolclass": SingletonThreadPool, "isolation_level": "AUTOCOMMIT"}
+            options["isolation_level"] = "AUTOCOMMIT"
         engine = create_engine(
             url, connect_args={"check_same_thread": False}, hide_parameters=True, **options
         )
-        _tune_sqlite(engine, transactions=not per_thread)
+        if loop_writer:
+            _tune_loop_writer(engine)
+        else:
+            _tune_sqlite(engine, transactions=not per_thread, writers=writers)
         return engine
     # hide_parameters: an error logged with its statement must not carry values such as
     # password hashes or session-token hashes.
@@ -309,25 +448,54 @@ class Database:
     a writer, so such a read takes tens of microseconds, less than a trip to a thread. They
     come from a connection of the loop's own, outside the pool, so the loop never waits for
     a pooled connection either. They run in autocommit: a brief read is one statement.
+    The write queue's commits on the loop likewise use a connection of their own
+    (`loop_write_engine`).
     """
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine = make_engine(url)
+        self.writers = FifoLock()
+        self.engine = make_engine(url, writers=self.writers)
         self.read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.brief_engine: Engine | None = None
         self.brief_sessions: sessionmaker[Session] | None = None
+        self.loop_write_engine: Engine | None = None
+        loop_sessions = None
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
             self.brief_engine = make_engine(url, per_thread=True)
             self.brief_sessions = sessionmaker(self.brief_engine, expire_on_commit=False)
+            self.loop_write_engine = make_engine(url, loop_writer=True)
+            loop_sessions = sessionmaker(self.loop_write_engine, expire_on_commit=False)
         writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self.write_sessions = sessionmaker(writer, expire_on_commit=False)
-        # SQLite writes one at a time anyway, so small writes share commits on one thread;
-        # PostgreSQL writes in parallel, each request in a transaction of its own.
+        # SQLite writes one at a time anyway, so small writes share commits (on the event
+        # loop when it can, else on one thread); PostgreSQL writes in parallel, each request
+        # in a transaction of its own.
         self.write_queue = (
-            WriteQueue(self.write_sessions) if self.engine.dialect.name == "sqlite" else None
+            WriteQueue(
+                self.write_sessions,
+                loop_sessions=loop_sessions,
+                writers=self.writers,
+                checkpoint=self.checkpoint,
+            )
+            if self.engine.dialect.name == "sqlite"
+            else None
         )
+
+    @property
+    def engines(self) -> list[Engine]:
+        """Every engine of this database (the pool's, and the event loop's own on SQLite)."""
+        extra = (self.brief_engine, self.loop_write_engine)
+        return [self.engine, *(engine for engine in extra if engine is not None)]
+
+    def checkpoint(self) -> None:
+        """Copy SQLite's write-ahead log into the database file, without blocking writers."""
+        raw = self.engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)").close()  # type: ignore[union-attr]
+        finally:
+            raw.close()
 
     @contextmanager
     def session_scope(self, *, write: bool = False) -> Iterator[Session]:
@@ -345,6 +513,5 @@ class Database:
     def dispose(self) -> None:
         if self.write_queue is not None:
             self.write_queue.close()
-        if self.brief_engine is not None:
-            self.brief_engine.dispose()
-        self.engine.dispose()
+        for engine in self.engines:
+            engine.dispose()

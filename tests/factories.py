@@ -87,7 +87,7 @@ def count_queries(app: FastAPI) -> Iterator[list[str]]:
             statements.append(statement)
 
     db = app.state.db
-    engines = [engine for engine in (db.engine, db.brief_engine) if engine is not None]
+    engines = db.engines
     for engine in engines:
         event.listen(engine, "before_cursor_execute", record)
     try:

@@ -349,7 +349,7 @@ def test_the_dashboard_reads_one_learners_rows_through_indexes(app, ann, seeded)
             ran.append((statement, parameters))
 
     db = app.state.db
-    engines = [engine for engine in (db.engine, db.brief_engine) if engine is not None]
+    engines = db.engines
     for engine in engines:
         event.listen(engine, "before_cursor_execute", record)
     try:
