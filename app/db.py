@@ -201,6 +201,10 @@ def _is_busy(exc: BaseException) -> bool:
     )
 
 
+_CHECKPOINT = object()  # in the writer thread's queue: checkpoint the log now
+_EMPTY = object()
+
+
 @dataclass(eq=False)
 class _Job:
     work: Callable[[Session], Any]
@@ -224,7 +228,9 @@ class WriteQueue:
     batch handed to a thread waits for the GIL at each statement once the loop is busy.
     The loop never waits for the write lock: when another writer holds it (a thread of
     this process, or another process), the batch goes to the writer thread, which waits
-    its turn. Checkpoints of the loop's commits run in a thread.
+    its turn. The writer thread also checkpoints the loop's commits, holding the lock so
+    that the checkpoint completes and the log starts again from its beginning; batches of
+    that moment queue behind it, as they did behind SQLite's own automatic checkpoint.
     """
 
     MAX_BATCH = 64
@@ -239,7 +245,7 @@ class WriteQueue:
         checkpoint: Callable[[], None] | None = None,
     ) -> None:
         self._sessions = sessions
-        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[_Job | object | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._start = threading.Lock()
         self._loop_sessions = loop_sessions
@@ -247,7 +253,6 @@ class WriteQueue:
         self._checkpoint = checkpoint
         self._pending: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
         self._loop_commits = 0
-        self._checkpointing = False
 
     async def run(self, work: Callable[[Session], T]) -> tuple[T, dict[str, Any]]:
         """Run work(session) in the next batch; its result and session.info once committed."""
@@ -281,9 +286,10 @@ class WriteQueue:
             for job in handed_over:
                 self._to_thread(job)
             _settle([job for job in batch if job not in handed_over])
-        if self._loop_commits >= self.CHECKPOINT_EVERY and not self._checkpointing:
-            self._loop_commits, self._checkpointing = 0, True
-            loop.run_in_executor(None, self._checkpoint_now)
+        if self._loop_commits >= self.CHECKPOINT_EVERY and self._checkpoint is not None:
+            self._loop_commits = 0
+            self._ensure_started()
+            self._jobs.put(_CHECKPOINT)
 
     def _commit_here(self, batch: list[_Job]) -> list[_Job]:
         """Commit the batch on this thread without waiting; return the jobs left undone."""
@@ -298,12 +304,17 @@ class WriteQueue:
             self._loop_commits += 1
         return left
 
-    def _checkpoint_now(self) -> None:
+    def _checkpoint_held(self) -> None:
+        """Checkpoint with the write lock held (skipped if it cannot be had in time)."""
+        assert self._checkpoint is not None
+        if not self._writers.acquire(timeout=BUSY_TIMEOUT_S):
+            return
         try:
-            if self._checkpoint is not None:
-                self._checkpoint()
+            self._checkpoint()
+        except OperationalError:  # another process holds the database: the next one will do
+            pass
         finally:
-            self._checkpointing = False
+            self._writers.release()
 
     def close(self) -> None:
         """Finish the queued jobs and stop the writer thread."""
@@ -323,21 +334,27 @@ class WriteQueue:
                     self._thread.start()
 
     def _serve(self) -> None:
-        while (first := self._jobs.get()) is not None:
-            batch, stop = [first], False
+        carried: _Job | object | None = self._jobs.get()
+        while carried is not None:
+            if carried is _CHECKPOINT:
+                self._checkpoint_held()
+                carried = self._jobs.get()
+                continue
+            assert isinstance(carried, _Job)
+            batch, carried = [carried], _EMPTY
             while len(batch) < self.MAX_BATCH:
                 try:
                     job = self._jobs.get_nowait()
                 except queue.Empty:
                     break
-                if job is None:
-                    stop = True
+                if not isinstance(job, _Job):  # the end, or a checkpoint: after this batch
+                    carried = job
                     break
                 batch.append(job)
             self._run_batch(self._sessions, batch, hand_back_when_busy=False)
             self._resolve(batch)
-            if stop:
-                return
+            if carried is _EMPTY:
+                carried = self._jobs.get()
 
     @staticmethod
     def _run_batch(
