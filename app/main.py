@@ -33,6 +33,7 @@ from app.importers import routes as importer_routes
 from app.progress import api as progress_api
 from app.progress import routes as progress_routes
 from app.progress import study_routes
+from app.progress.kept import KeptDashboards
 from app.search import api as search_api
 from app.search import routes as search_routes
 from app.web.cache import ContentCache
@@ -113,6 +114,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.exam_records = EXAM_RECORDS  # exam scores for the dashboard and the export
     app.state.recent_viewers = RecentViewers()
     app.state.recent_attempts = RecentAttempts()
+    app.state.kept_dashboards = KeptDashboards()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
     if security_headers:

@@ -24,6 +24,7 @@ from app.content.read_models import Grade, NoteView, QuestionView
 from app.content.routes import practice_page
 from app.progress import export, queries, service
 from app.progress.dependencies import AnswerWorkDep, LibraryDep, NowDep, now_of
+from app.progress.kept import KeptDashboards, minute_of
 from app.progress.queries import NO_EXAMS
 from app.progress.read_models import ExamRecords, NoteStanding, ReviewStatus, SetTally
 from app.web.dependencies import UnitOfWork, unit_of_work
@@ -228,12 +229,23 @@ async def progress(
 ) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
     work = unit_of_work(request, write=False, brief=True)
-    exams = exam_records(request)
-    view = await work.run(
-        partial(queries.dashboard, user_id=viewer.id, now=now, exams=exams, library=library)
+    kept_dashboards: KeptDashboards = request.app.state.kept_dashboards
+    minute = minute_of(now)
+    mark, view = await work.run(
+        partial(
+            queries.kept_or_new_dashboard,
+            user_id=viewer.id,
+            now=now,
+            kept=kept_dashboards.get(viewer.id, library, minute),
+            exams=exam_records(request),
+            library=library,
+        )
     )
-    # The view holds all the page shows: reloading an unchanged dashboard reuses its HTML.
-    response = render_page(request, DASHBOARD, {"view": view}, source=library, key=view)
+    kept_dashboards.put(viewer.id, library, minute, mark, view)
+    # The view is made from the mark, the minute and the library: reloading a dashboard
+    # whose learner did nothing new reuses its HTML too.
+    key = (mark, minute)
+    response = render_page(request, DASHBOARD, {"view": view}, source=library, key=key)
     response.headers["cache-control"] = "no-store"
     return response
 

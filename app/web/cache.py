@@ -90,6 +90,11 @@ class ContentCache:
         try:
             value = await run_in_threadpool(self._read, loader)
             if self.ttl > 0 and generation == self._generation:
+                kept = self._entries.get(key)
+                if kept is not None and _same(kept[1], value):
+                    # Unchanged: the object pages were made from stays, so what was built
+                    # from it (a kept page, a learner's dashboard) is still reused.
+                    value = kept[1]
                 self._entries[key] = (time.monotonic() + self.ttl, value)
                 self._entries.move_to_end(key)
                 while len(self._entries) > self.max_entries:
@@ -116,6 +121,13 @@ class ContentCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def _same(kept: Any, loaded: Any) -> bool:
+    try:
+        return type(kept) is type(loaded) and bool(kept == loaded)
+    except Exception:  # a value that cannot be compared is taken as new
+        return False
 
 
 def _unwrap(value: Any) -> Any:

@@ -298,8 +298,9 @@ def test_dashboard_and_home_queries_do_not_grow_with_the_history(app, ann, seede
     ann.post("/notes/tensorrt-note-2/read")
     import_long_set(seeded, "bulk", 40)
     # The pages read the catalogue too, since tests keep no content cache: the home page, and
-    # three statements of the dashboard's nine (question counts, topics, exams).
-    for path, expected in (("/progress", 9), ("/api/v1/progress", 9), ("/", 6)):
+    # three statements of the dashboard's (question counts, topics, exams). The page reads the
+    # learner's mark first, to reuse a kept dashboard (see the next test).
+    for path, expected in (("/progress", 10), ("/api/v1/progress", 9), ("/", 6)):
         ann.get(path)  # the viewer is remembered for a moment, as between clicks
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
@@ -326,6 +327,46 @@ def test_a_kept_dashboard_is_made_again_when_the_learner_moves_on(settings, seed
         assert "2 answers</strong> in all" in ann.get("/progress").text
         page = bob.get("/progress").text
         assert "Your progress starts with your first answer" in page and ">bob</a>" in page
+
+
+def test_a_kept_dashboard_costs_one_read_until_the_learner_or_the_minute_moves_on(
+    settings, seeded, make_user
+):
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    app = create_app(settings.model_copy(update={"content_cache_seconds": 60}))
+    clock = [T0]
+    app.state.clock = lambda: clock[0]
+    make_user("ann")
+
+    def load() -> tuple[str, int]:
+        with count_queries(app) as statements:
+            page = ann.get("/progress")
+        assert page.status_code == 200
+        return page.text, len(statements)
+
+    with TestClient(app) as ann:
+        log_in(ann, "ann")
+        user_id = _learner_id(seeded)
+        answer(seeded, user_id, "7", True, T0 - timedelta(hours=1))
+        first, _ = load()
+        assert load() == (first, 1)  # the mark alone: nothing new
+        answer(seeded, user_id, "3", False, T0 - timedelta(minutes=5))
+        answered, gathered = load()
+        assert gathered > 1 and "2 answers</strong> in all" in answered
+        assert load() == (answered, 1)
+        ann.post("/notes/tensorrt-note-2/read")
+        read, gathered = load()
+        assert gathered > 1 and read != answered
+        _sit_exam(seeded, user_id, T0 - timedelta(hours=3), right=5)
+        sat, gathered = load()
+        assert gathered > 1 and sat != read
+        assert load() == (sat, 1)
+        clock[0] = T0 + timedelta(minutes=1)  # recall and what is due move with time
+        assert load()[1] > 1
+        assert load()[1] == 1
 
 
 LEARNER_TABLES = ("review_card", "practice_answer", "exam_attempt", "note_read")
