@@ -48,6 +48,7 @@ from bench.run import (  # noqa: E402
 NOW = datetime.now(UTC).replace(microsecond=0)
 CONNECTIONS = (1, 8)
 GOAL_P99_MS = 50.0
+FRESH = "/api/v1/progress (made afresh)"
 CHUNK = 20_000
 
 
@@ -198,6 +199,10 @@ def report(
         "The bench learner has about a thousand answers, 20 finished exams and 30 notes read.",
         f"Each row is `wrk -t2 -cN -d{args.duration}s`; the ratio is to the separate bare app",
         "measured in the same run (the mean of its runs before and after).",
+        "The page reuses a dashboard its learner did nothing new to since it was made, that",
+        "minute, after one indexed read; so a repeated load costs that read. The JSON API",
+        f"gathers the whole dashboard on every request: its row, `{FRESH}`, is what a",
+        "dashboard made afresh costs (no goal of its own).",
         "",
         "| page | connections | req/s | ratio to bare | p50 | p99 | goal p99 < 50 ms |",
         "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
@@ -206,7 +211,7 @@ def report(
     for name, c, rps, p50, p99 in rows:
         if name == "bare":
             continue
-        verdict = "PASS" if p99 < GOAL_P99_MS else "MISS"
+        verdict = "—" if name == FRESH else "PASS" if p99 < GOAL_P99_MS else "MISS"
         lines.append(
             f"| {name} | {c} | {rps:,.0f} | {rps / bare[c]:.2f} | {p50:.1f} ms | {p99:.1f} ms"
             f" | {verdict} |"
@@ -231,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
                 Target("bare", BARE_PATH, bare=True),
                 Target("/progress", "/progress", cookie=cookie),
                 Target("/ (logged in)", "/", cookie=cookie),
+                Target(FRESH, "/api/v1/progress", cookie=cookie),
                 Target("bare", BARE_PATH, bare=True),
             ]
             warm(bases, targets)

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import socket
@@ -376,7 +377,8 @@ def _lua(value: str | None) -> str:
 
 def request_script(target: Target, folder: Path) -> Path:
     """Write the Lua script that makes wrk send the target's requests, cookies and bodies."""
-    path = folder / f"{target.name.replace(' ', '-').replace(',', '')}.lua"
+    slug = re.sub(r"[^a-z0-9]+", "-", target.name.lower()).strip("-") or "target"
+    path = folder / f"{slug}.lua"
     headers = dict(target.headers)
     if target.body is not None:
         headers.setdefault("Content-Type", "application/json")
