@@ -5,6 +5,7 @@ import math
 import queue
 import sqlite3
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from sqlalchemy.pool import SingletonThreadPool
 T = TypeVar("T")
 
 BUSY_TIMEOUT_S = 5.0  # how long a writer waits for SQLite's write lock before giving up
+LOOK_AGAIN_S = 0.001  # how often a writer waiting for another process's write lock looks again
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -135,14 +137,19 @@ def _tune_sqlite(
         # A deferred transaction that later writes fails at once when another writer holds
         # the lock; writers therefore take the lock up front.
         mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
-        if mode == "IMMEDIATE":
-            if not writers.acquire(timeout=BUSY_TIMEOUT_S):
-                raise OperationalError(
-                    "BEGIN IMMEDIATE", {}, sqlite3.OperationalError("database is locked")
-                )
-            conn.info["holds_write_lock"] = True
-        try:
+        if mode != "IMMEDIATE":
             conn.exec_driver_sql(f"BEGIN {mode}")
+            return
+        if not writers.acquire(timeout=BUSY_TIMEOUT_S):
+            raise OperationalError(
+                "BEGIN IMMEDIATE", {}, sqlite3.OperationalError("database is locked")
+            )
+        conn.info["holds_write_lock"] = True
+        try:
+            _begin_immediate(conn.connection.driver_connection)
+        except sqlite3.OperationalError as exc:
+            _release(conn)
+            raise OperationalError("BEGIN IMMEDIATE", {}, exc) from None
         except BaseException:
             _release(conn)
             raise
@@ -156,6 +163,29 @@ def _tune_sqlite(
         # A connection goes back to the pool after its COMMIT or ROLLBACK has run.
         if record.info.pop("holds_write_lock", False):
             writers.release()
+
+
+def _begin_immediate(dbapi_conn: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, looking again every millisecond until the busy timeout runs out.
+
+    SQLite's own busy handler sleeps longer and longer between looks (100 ms at last), so
+    another process writing step after step (an import) would take the lock back, time after
+    time, before it looked again; looking every millisecond finds the pause it leaves between
+    two steps.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    dbapi_conn.execute(f"PRAGMA busy_timeout = {max(1, int(LOOK_AGAIN_S * 1000))}")
+    try:
+        while True:
+            try:
+                dbapi_conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(LOOK_AGAIN_S)
+    finally:
+        dbapi_conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
 
 def _apply_pragmas(dbapi_conn: Any, *, busy_timeout_s: float, checkpoints: bool = True) -> None:

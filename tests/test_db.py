@@ -289,6 +289,65 @@ def test_commits_on_the_loop_are_checkpointed_by_the_writer_thread(tmp_path, mon
     db.dispose()
 
 
+def test_a_writer_finds_the_short_pauses_of_another_process_writing_step_after_step(
+    tmp_path, monkeypatch
+):
+    """An import holds the lock for steps of a fraction of a second with short pauses between:
+    a writer waiting meanwhile gets in, where SQLite's own busy handler would look too rarely."""
+    monkeypatch.setattr("app.db.BUSY_TIMEOUT_S", 1.5)
+    db, user, question = _answers_db(tmp_path)
+    stop, steps_done, waited = threading.Event(), [0], []
+
+    def steps() -> None:  # another process's connection, as `studyhall import` holds one
+        other = sqlite3.connect(tmp_path / "q.db", isolation_level=None)
+        while not stop.is_set():
+            other.execute("BEGIN IMMEDIATE")
+            time.sleep(0.1)
+            other.execute("COMMIT")
+            steps_done[0] += 1
+            time.sleep(0.005)
+        other.close()
+
+    importer = threading.Thread(target=steps)
+    importer.start()
+    try:
+        time.sleep(0.02)  # the importer holds the lock now
+        for choice in range(5):
+            before = steps_done[0]
+            with db.session_scope(write=True) as session:
+                _answer(user, question, choice)(session)
+            waited.append(steps_done[0] - before)
+    finally:
+        stop.set()
+        importer.join()
+    assert _answers(db) == [[n] for n in range(5)]
+    assert max(waited) <= 3, waited  # in at one of the first pauses, not after many steps
+    db.dispose()
+
+
+def test_a_writer_still_gives_up_after_the_busy_timeout(tmp_path, monkeypatch):
+    monkeypatch.setattr("app.db.BUSY_TIMEOUT_S", 0.2)
+    db, user, question = _answers_db(tmp_path)
+    other = sqlite3.connect(tmp_path / "q.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    started = time.monotonic()
+    try:
+        with db.session_scope(write=True) as session:
+            _answer(user, question, 1)(session)
+    except OperationalError as exc:
+        assert "locked" in str(exc)
+    else:
+        raise AssertionError("a write went through while another process held the lock")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert 0.2 <= time.monotonic() - started < 2
+    with db.session_scope(write=True) as session:  # the connection's own timeout is back
+        assert session.connection().exec_driver_sql("PRAGMA busy_timeout").scalar() == 200
+    assert _answers(db) == []
+    db.dispose()
+
+
 def test_the_write_queue_finishes_queued_writes_when_closed(tmp_path):
     db, user, question = _answers_db(tmp_path)
 

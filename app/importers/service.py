@@ -21,7 +21,7 @@ from app.importers.lock import exclusive_import
 from app.importers.text import decode
 
 Parser = Callable[[str, str], tuple[Bundle, Report]]
-PAUSE_S = 0.12  # between two write steps of an import on SQLite (see _transactions)
+PAUSE_S = 0.03  # between two write steps of an import on SQLite (see _transactions)
 FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
     "json": (export_json.looks_like, export_json.parse),
     "catalog": (catalog.looks_like, catalog.parse),
@@ -85,7 +85,7 @@ def import_in_steps(
     with exclusive_import(db):
         try:
             load_in_steps(
-                lambda write: db.session_scope(write=write),
+                _transactions(db),
                 bundle,
                 report,
                 link_threshold,
@@ -99,10 +99,11 @@ def import_in_steps(
 def _transactions(db: Database) -> Transactions:
     """Open each step's transaction; on SQLite, let other writers in between two steps.
 
-    Writers in other processes wait for SQLite's lock in its busy handler, which looks again
-    only every 100 ms or so: were the next step to take the lock at once, it would win time
-    after time until their wait ran out. So a write step starts at least PAUSE_S after the
-    last one ended (scoring links between two steps often takes that long anyway).
+    Were the next step to take the lock the moment the last one let it go, it would win time
+    after time until the other writers' wait ran out (the workers' saves). So a write step
+    starts at least PAUSE_S after the last one ended: a writer of another process looks for
+    the lock every millisecond (`app.db`), and scoring links between two steps often takes
+    that long anyway.
     """
     pause = PAUSE_S if make_url(db.url).get_backend_name() == "sqlite" else 0.0
     ended = [0.0]
