@@ -9,7 +9,7 @@ from app.progress.read_models import Dashboard
 
 
 class KeptDashboards:
-    """The latest dashboard of each learner, reused while nothing it counts has changed.
+    """The latest dashboard of recent learners, reused while nothing it counts has changed.
 
     A dashboard is kept with its mark (`queries.dashboard_mark`), the library it measured
     the learner against and the minute it was made in. An answer, a note read or a finished
@@ -17,7 +17,7 @@ class KeptDashboards:
     (recall, what is due, today's square in the calendar) is measured afresh each minute.
     """
 
-    def __init__(self, max_entries: int = 10_000) -> None:
+    def __init__(self, max_entries: int = 1_000) -> None:
         self.max_entries = max_entries
         self._kept: OrderedDict[int, tuple[Library, datetime, Hashable, Dashboard]] = OrderedDict()
 
