@@ -9,6 +9,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from http.cookiejar import CookieJar
+from pathlib import Path
 
 import pytest
 
@@ -52,6 +53,16 @@ def test_the_servers_own_refusals_carry_the_security_headers(served):
     with urllib.request.urlopen(f"{url}/healthz", timeout=10) as response:
         for name, value in SECURITY_HEADERS:
             assert response.headers.get_all(name.decode()) == [value.decode()]
+
+
+def test_a_worker_serving_pages_does_without_numpy(served, db):
+    """numpy (about 20 MB a worker) is for linking content at import, not for serving it."""
+    url, process = served
+    for path in ["/", "/notes", f"/questions/{question_id(db, '1')}", "/search?q=engine"]:
+        with urllib.request.urlopen(f"{url}{path}", timeout=10) as response:
+            assert response.status == 200
+    maps = Path(f"/proc/{process.pid}/maps").read_text()
+    assert "/numpy/" not in maps
 
 
 def test_every_acknowledged_answer_survives_a_kill(served, db_url):

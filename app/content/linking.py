@@ -20,13 +20,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from app.content.models import Choice, LinkDecision, NoteSection, Question, QuestionNoteLink
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_SUGGESTIONS = 3
 CHUNK = 1000  # questions scored (and their links written) per transaction
@@ -56,6 +58,10 @@ class SectionIndex:
     """
 
     def __init__(self, sections: Sequence[tuple[int, str]]) -> None:
+        # numpy is loaded here, not with the module: a serving worker that never links
+        # content does without it (about 20 MB).
+        import numpy as np
+
         sections = sorted(sections)  # ties go to the older section, as they always have
         self.ids = [section_id for section_id, _ in sections]
         docs = [Counter(tokens(text)) for _, text in sections]
@@ -100,6 +106,8 @@ class SectionIndex:
         """Return, for each text, up to limit (section id, score) pairs scoring >= threshold."""
         if not self.ids:
             return [[] for _ in texts]
+        import numpy as np
+
         common = np.zeros((len(texts), len(self._rows)), dtype=np.float32)
         scores = np.zeros((len(texts), len(self.ids)))
         for i, text in enumerate(texts):
@@ -111,7 +119,9 @@ class SectionIndex:
         scores += common @ self._dense
         return [self._top(row, threshold, limit) for row in scores]
 
-    def _top(self, scores: np.ndarray, threshold: float, limit: int) -> list[tuple[int, float]]:
+    def _top(self, scores: "np.ndarray", threshold: float, limit: int) -> list[tuple[int, float]]:
+        import numpy as np
+
         passed = np.flatnonzero(scores >= threshold)
         if len(passed) > limit:  # the best few first, then only those sorted
             passed = passed[np.argpartition(-scores[passed], limit - 1)[:limit]]

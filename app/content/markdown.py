@@ -137,10 +137,40 @@ def clean(rendered: str) -> str:
     return _cleaner.clean(rendered)
 
 
+# A line Markdown gives no meaning to: it starts with a letter (so it opens no list, heading,
+# quote or code block), holds no character with a meaning in Markdown or HTML, and does not
+# end in a space (two would make a line break). Text made only of such lines and empty ones
+# renders as paragraphs of itself, so it skips the parser and the sanitiser: most choices
+# and many stems are such text. Other characters than these take the parser's path, and so
+# does "_" (which `\w` holds), looked for first.
+_PLAIN_LINE = re.compile(r"[^\W\d_][\w ,.;:?!'()/%+=@^$-]*")
+
+
+def _plain_paragraphs(markdown: str) -> str | None:
+    """Render text that is only paragraphs of plain lines, or return None for anything else."""
+    if "_" in markdown:
+        return None
+    paragraphs: list[str] = []
+    lines: list[str] = []
+    for line in markdown.split("\n"):
+        if not line:
+            if lines:
+                paragraphs.append("<p>" + "\n".join(lines) + "</p>\n")
+                lines = []
+        elif _PLAIN_LINE.fullmatch(line) and line[-1] != " ":
+            lines.append(line)
+        else:
+            return None
+    if lines:
+        paragraphs.append("<p>" + "\n".join(lines) + "</p>\n")
+    return "".join(paragraphs)
+
+
 @lru_cache(maxsize=4096)
 def render(markdown: str) -> str:
     """Render Markdown to safe HTML."""
-    return clean(_md.render(markdown))
+    plain = _plain_paragraphs(markdown)
+    return plain if plain is not None else clean(_md.render(markdown))
 
 
 def render_inline(markdown: str) -> str:
@@ -154,6 +184,7 @@ def render_inline(markdown: str) -> str:
 _TAG = re.compile(r"<[^>]*>")
 
 
+@lru_cache(maxsize=1024)
 def excerpt(markdown: str, limit: int = 160) -> str:
     """Return the start of some Markdown as plain text (to be escaped), cut after a word."""
     text = html.unescape(" ".join(_TAG.sub(" ", render(markdown)).split()))

@@ -376,7 +376,7 @@ def note(session: Session, slug: str) -> NoteView:
 def question(session: Session, question_id: int) -> QuestionView:
     """Gather a question with its choices, references, note links and neighbours in its set
     (two queries)."""
-    rows = session.execute(_QUESTION_ROWS, {"question_id": question_id}).all()
+    rows = session.connection().execute(_QUESTION_ROWS, {"question_id": question_id}).all()
     if not rows:
         raise NotFound(f"There is no question number {question_id}.")
     found = rows[0]
@@ -509,7 +509,7 @@ _NOTE_LINKS = (
 
 
 def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
-    rows = session.execute(_NOTE_LINKS, {"question_id": question_id}).all()
+    rows = session.connection().execute(_NOTE_LINKS, {"question_id": question_id}).all()
     return tuple(NoteLink(*row[:-2], excerpt=excerpt(row[-1]), section_id=row[-2]) for row in rows)
 
 

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
@@ -50,8 +50,13 @@ class ContentCache:
         self._generation = 0
         self.followers: list[ContentCache] = []  # caches of content too, cleared with this one
 
-    async def get(self, key: Hashable, loader: Callable[[Session], T]) -> T:
-        """Return the value for key: cached, stale while it refreshes, or freshly loaded."""
+    async def get(self, key: Hashable, loader: Callable[[Session], T], *, brief: bool = False) -> T:
+        """Return the value for key: cached, stale while it refreshes, or freshly loaded.
+
+        `brief` marks a loader that reads a few rows found by key through an index (one
+        question): on a SQLite file it runs on the event loop with a brief session, as
+        `unit_of_work` runs brief reads, since a trip to a thread costs more than the read.
+        """
         if self.ttl > 0:
             await self._follow_version()
         entry = self._entries.get(key)
@@ -60,9 +65,12 @@ class ContentCache:
         if entry is not None and now < entry[0] + self.ttl:
             self._entries.move_to_end(key)
             if entry[0] <= now and key not in self._loading:
-                self._start(key, loader).add_done_callback(_log_failure)
+                self._start(key, loader, brief).add_done_callback(_log_failure)
             return _unwrap(entry[1])
-        task = self._loading.get(key) or self._start(key, loader)
+        if brief and self.db.brief_sessions is not None and key not in self._loading:
+            value = self._read(loader, self.db.brief_sessions)
+            return _unwrap(self._keep(key, value, self._generation))
+        task = self._loading.get(key) or self._start(key, loader, brief)
         return _unwrap(await asyncio.shield(task))
 
     async def _follow_version(self) -> None:
@@ -80,32 +88,45 @@ class ContentCache:
             self.clear()
         self._version = version
 
-    def _start(self, key: Hashable, loader: Callable[[Session], Any]) -> asyncio.Future[Any]:
-        task = asyncio.ensure_future(self._load(key, loader, self._generation))
+    def _start(
+        self, key: Hashable, loader: Callable[[Session], Any], brief: bool = False
+    ) -> asyncio.Future[Any]:
+        task = asyncio.ensure_future(self._load(key, loader, self._generation, brief))
         self._loading[key] = task
         return task
 
-    async def _load(self, key: Hashable, loader: Callable[[Session], Any], generation: int) -> Any:
+    async def _load(
+        self, key: Hashable, loader: Callable[[Session], Any], generation: int, brief: bool
+    ) -> Any:
         task = asyncio.current_task()
         try:
-            value = await run_in_threadpool(self._read, loader)
-            if self.ttl > 0 and generation == self._generation:
-                kept = self._entries.get(key)
-                if kept is not None and _same(kept[1], value):
-                    # Unchanged: the object pages were made from stays, so what was built
-                    # from it (a kept page, a learner's dashboard) is still reused.
-                    value = kept[1]
-                self._entries[key] = (time.monotonic() + self.ttl, value)
-                self._entries.move_to_end(key)
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
-            return value
+            if brief and self.db.brief_sessions is not None:
+                value = self._read(loader, self.db.brief_sessions)
+            else:
+                value = await run_in_threadpool(self._read, loader)
+            return self._keep(key, value, generation)
         finally:
             if self._loading.get(key) is task:
                 del self._loading[key]
 
-    def _read(self, loader: Callable[[Session], Any]) -> Any:
-        with self.db.read_sessions() as session:
+    def _keep(self, key: Hashable, value: Any, generation: int) -> Any:
+        """Keep a loaded value (unless the cache was cleared since the load began)."""
+        if self.ttl > 0 and generation == self._generation:
+            kept = self._entries.get(key)
+            if kept is not None and _same(kept[1], value):
+                # Unchanged: the object pages were made from stays, so what was built
+                # from it (a kept page, a learner's dashboard) is still reused.
+                value = kept[1]
+            self._entries[key] = (time.monotonic() + self.ttl, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return value
+
+    def _read(
+        self, loader: Callable[[Session], Any], sessions: sessionmaker[Session] | None = None
+    ) -> Any:
+        with (sessions or self.db.read_sessions)() as session:
             try:
                 return loader(session)
             except NotFound as exc:  # cached too, so a flood of bad ids stays cheap

@@ -1,6 +1,11 @@
 """Notes rendered well: anchors that match the sections, highlighted code, tables, footnotes."""
 
-from app.content.markdown import render, render_note, split_sections
+import itertools
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from app.content.markdown import _md, _plain_paragraphs, clean, render, render_note, split_sections
 from tests.factories import a_note, load, tags
 
 NOTE = """Intro, with a footnote[^why].
@@ -92,3 +97,86 @@ def test_the_note_page_shows_the_rendered_note(client, db):
     assert 'class="highlight"' in html and 'id="fn1"' in html
     assert tags(html, "section")[0]["id"] == "usage"
     assert "/static/highlight." in html
+
+
+# Plain text skips the parser and the sanitiser; it must come out exactly as they would
+# have made it. The examples are words with Markdown's and HTML's characters mixed in, so
+# they try to make the short path take text it should not.
+_WORDS = st.sampled_from(["Which", "kFP16", "é", "a", "Z9", " ", "\n", "\n\n"])
+_MARKS = st.sampled_from([*"_*`#>-+=.)(!:[]<>&\"'\\~|{}%/@^$;,?1\t", "  \n", "1. ", "- "])
+
+
+@st.composite
+def _plain_shapes(draw: st.DrawFn) -> str:
+    """Words and spaces, with up to three marks put in among them."""
+    tokens = draw(st.lists(_WORDS, min_size=1, max_size=8))
+    for place, mark in draw(st.lists(st.tuples(st.integers(0, 8), _MARKS), max_size=3)):
+        tokens.insert(place, mark)
+    return "".join(tokens)
+
+
+_TRAPS = [
+    "a*b*",
+    "a _b_ c",
+    "1. x",
+    "1) x",
+    "a\n- b",
+    "a\n+ b",
+    "a\n===",
+    "a\n---",
+    "a  \nb",
+    "x`y`",
+    "a<b>",
+    "a &amp; b",
+    "see [b](c)",
+    "a ~~b~~",
+    "a\\\nb",
+    "é\n    b",
+    "a\n> b",
+]
+
+
+def _examples(values: list[str]):
+    def add(test):
+        for value in values:
+            test = example(value)(test)
+        return test
+
+    return add
+
+
+@settings(max_examples=1000, derandomize=True, deadline=None, database=None)
+@given(_plain_shapes())
+@_examples(_TRAPS)
+def test_plain_text_renders_as_markdown_and_the_sanitiser_would(text):
+    shortcut = _plain_paragraphs(text)
+    if shortcut is not None:
+        assert shortcut == clean(_md.render(text))
+
+
+def test_every_short_mix_of_words_and_marks_renders_as_the_parser_would():
+    pieces = ["a", "Z9", " ", "\n", "\n\n", *"_*`#>-+=.)(!:[]<>&\"'\\~|%/@^$;,?1\t", "1. "]
+    for text in map("".join, itertools.product(pieces, repeat=3)):
+        shortcut = _plain_paragraphs(text)
+        assert shortcut is None or shortcut == clean(_md.render(text)), text
+
+
+def test_plain_prose_takes_the_short_path_and_markup_does_not():
+    prose = "Which precision does TensorRT use (FP16, INT8 or 2:4 sparsity)?\nOne line.\n\nTwo."
+    assert _plain_paragraphs(prose) == clean(_md.render(prose))
+    assert _plain_paragraphs("Naïve café: 50% off") is not None
+    for markup in [
+        "Use *this*",
+        "Use `kINT8`",
+        "a_b_ c _d_",
+        "- item",
+        "1. first",
+        "# Title",
+        "Tom & Jerry",
+        "a <b>",
+        'say "hi"',
+        "line  \nbreak",
+        "> quote",
+        "x\\_y",
+    ]:
+        assert _plain_paragraphs(markup) is None, markup

@@ -7,6 +7,7 @@ import pytest
 
 from app.config import Settings
 from app.db import Database
+from app.errors import NotFound
 from app.main import create_app
 from app.web.cache import ContentCache
 from tests.factories import choice_ids, count_queries, import_file, log_in, question_id
@@ -259,3 +260,46 @@ def test_a_cache_clears_the_caches_that_follow_it():
     search._entries["search"] = (0.0, "results")
     content.clear()
     assert len(search) == 0
+
+
+def test_a_brief_load_runs_on_the_event_loop_where_the_database_allows(db: Database):
+    """A question (a few rows by key) is read on the loop on a SQLite file: no trip to a
+    thread. On PostgreSQL every read goes to the thread pool."""
+    threads: list[int] = []
+
+    def loader(_session) -> int:  # type: ignore[no-untyped-def]
+        threads.append(threading.get_ident())
+        return len(threads)
+
+    cache = ContentCache(db, ttl=60)
+
+    async def visit() -> tuple[int, list[int]]:
+        values = [
+            await cache.get("brief", loader, brief=True),
+            await cache.get("other", loader),
+            await cache.get("brief", loader, brief=True),  # kept: no load
+        ]
+        return threading.get_ident(), values
+
+    loop_thread, values = run(visit())
+    assert values == [1, 2, 1]
+    assert (threads[0] == loop_thread) == (db.brief_sessions is not None)
+    assert threads[1] != loop_thread
+
+
+def test_a_brief_load_that_finds_nothing_is_kept_too(db: Database):
+    calls: list[int] = []
+
+    def loader(_session) -> int:  # type: ignore[no-untyped-def]
+        calls.append(1)
+        raise NotFound("There is no such question.")
+
+    cache = ContentCache(db, ttl=60)
+
+    async def visit_twice() -> None:
+        for _ in range(2):
+            with pytest.raises(NotFound):
+                await cache.get("missing", loader, brief=True)
+
+    run(visit_twice())
+    assert calls == [1]
