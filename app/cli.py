@@ -29,6 +29,11 @@ from app.importers.service import FORMATS, import_in_steps, seed_files
 if TYPE_CHECKING:
     from app.content.quality import ContentReport
 
+# asyncio's own event loop, not uvloop: when a worker is saturated, uvloop served some
+# connections many turns late (a page taking 1.5 ms had a p99 of 440-560 ms at 32
+# connections, against 56-60 ms on asyncio's loop, for the same throughput).
+SERVER_LOOP = "asyncio"
+
 cli = typer.Typer(
     help="Studyhall: questions, notes and practice for exam prep.",
     no_args_is_help=True,
@@ -74,6 +79,7 @@ def serve(
     uvicorn.run(
         "app.main:create_served_app",
         factory=True,
+        loop=SERVER_LOOP,
         headers=[(name.decode(), value.decode()) for name, value in SECURITY_HEADERS],
         host=host,
         port=port,

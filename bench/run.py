@@ -31,6 +31,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from app.cli import SERVER_LOOP
 from app.config import PROJECT_ROOT as ROOT
 from app.config import Settings
 from app.db import Database
@@ -170,7 +171,8 @@ def server_commands(port: int, bare_port: int) -> tuple[list[str], list[str]]:
     studyhall = [sys.executable, "-c", "from app.cli import main; main()"]
     app = [*studyhall, "serve", "--port", str(port)]
     bare = [sys.executable, "-m", "uvicorn", "bench.bare:create_bare_app", "--factory"]
-    return app, [*bare, "--port", str(bare_port), "--no-access-log", "--log-level", "warning"]
+    options = ["--loop", SERVER_LOOP, "--no-access-log", "--log-level", "warning"]
+    return app, [*bare, "--port", str(bare_port), *options]
 
 
 @contextmanager
@@ -598,7 +600,7 @@ def machine_facts(load_before: tuple[float, ...]) -> list[str]:
         f"- CPUs (nproc): {len(os.sched_getaffinity(0))}",
         f"- CPU model: {cpu_model()}",
         f"- Python: {platform.python_version()}",
-        f"- Server: uvicorn {version('uvicorn')}, 1 worker, access log off;"
+        f"- Server: uvicorn {version('uvicorn')}, {SERVER_LOOP} event loop, 1 worker, access log off;"
         f" FastAPI {version('fastapi')}, Starlette {version('starlette')}",
         "- Database: SQLite (a fresh temporary file with the seed content);"
         " content cache at its default settings",

@@ -55,14 +55,16 @@ def test_the_servers_own_refusals_carry_the_security_headers(served):
             assert response.headers.get_all(name.decode()) == [value.decode()]
 
 
-def test_a_worker_serving_pages_does_without_numpy(served, db):
-    """numpy (about 20 MB a worker) is for linking content at import, not for serving it."""
+def test_a_worker_runs_asyncios_loop_and_serves_pages_without_numpy(served, db):
+    """uvloop served connections unevenly when saturated (see `SERVER_LOOP`); numpy (about
+    20 MB a worker) is for linking content at import, not for serving it."""
     url, process = served
     for path in ["/", "/notes", f"/questions/{question_id(db, '1')}", "/search?q=engine"]:
         with urllib.request.urlopen(f"{url}{path}", timeout=10) as response:
             assert response.status == 200
     maps = Path(f"/proc/{process.pid}/maps").read_text()
     assert "/numpy/" not in maps
+    assert "/uvloop/" not in maps
 
 
 def test_every_acknowledged_answer_survives_a_kill(served, db_url):
