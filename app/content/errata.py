@@ -46,14 +46,16 @@ class ProblemReport(Base):
         CheckConstraint("status IN ('open', 'resolved')", name="status"),
         CheckConstraint("(question_id IS NULL) <> (section_id IS NULL)", name="one_target"),
         Index("ix_problem_report_status_created_at", "status", "created_at"),
+        # A page asks for its content's open errata: with the status in the same index SQLite
+        # takes it over the status index, which would scan every open report in the library.
+        Index("ix_problem_report_question_id_status", "question_id", "status"),
+        Index("ix_problem_report_section_id_status", "section_id", "status"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    question_id: Mapped[int | None] = mapped_column(
-        ForeignKey("question.id", ondelete="CASCADE"), index=True
-    )
+    question_id: Mapped[int | None] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
     section_id: Mapped[int | None] = mapped_column(
-        ForeignKey("note_section.id", ondelete="CASCADE"), index=True
+        ForeignKey("note_section.id", ondelete="CASCADE")
     )
     kind: Mapped[str] = mapped_column(String(20))
     text: Mapped[str] = mapped_column(Text)

@@ -1,6 +1,11 @@
 """Structural guards: each page runs a small, fixed number of SQL statements (no N+1)."""
 
+import sqlite3
+from contextlib import closing
+
 import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
 
 from tests.factories import count_queries, import_file, import_long_set, question_id
 
@@ -78,3 +83,33 @@ def _statements(app, client, db, questions: int) -> dict[str, int]:  # type: ign
 def test_page_queries_do_not_grow_with_the_library(app, client, db, questions):
     """The same statements with 60 questions as with 5,000: lists are paged, not loaded whole."""
     assert _statements(app, client, db, questions) == PAGE_QUERIES
+
+
+def test_open_errata_are_found_by_their_page_not_among_every_open_report(app, client, seeded):
+    """A question or note page asks for its own open errata: SQLite must reach them through
+    the target's index. Through the status index it would read every open report in the
+    library on each page (2.6 ms a page with 20,000 open reports)."""
+    if seeded.engine.dialect.name != "sqlite":
+        pytest.skip("the query plan checked is SQLite's")
+    path = make_url(seeded.url).database
+    plans: list[str] = []
+
+    def explain(_conn, _cursor, statement, parameters, *_args) -> None:  # type: ignore[no-untyped-def]
+        if "problem_report" in statement and statement.lstrip().startswith("SELECT"):
+            with closing(sqlite3.connect(path)) as plain:
+                rows = plain.execute(f"EXPLAIN QUERY PLAN {statement}", parameters).fetchall()
+            plans.extend(row[3] for row in rows if "problem_report" in row[3])
+
+    for engine in app.state.db.engines:
+        event.listen(engine, "before_cursor_execute", explain)
+    try:
+        assert client.get(f"/questions/{question_id(seeded, '3')}").status_code == 200
+        assert client.get("/notes/tensorrt-note-2").status_code == 200
+    finally:
+        for engine in app.state.db.engines:
+            event.remove(engine, "before_cursor_execute", explain)
+    assert any("question_id" in plan for plan in plans), plans
+    assert any("section_id" in plan for plan in plans), plans
+    assert all(
+        "(question_id=? AND status=?)" in p or "(section_id=? AND status=?)" in p for p in plans
+    ), plans
