@@ -4,12 +4,21 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render, render_inline
-from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet
+from app.content.models import (
+    Choice,
+    Note,
+    NoteSection,
+    Question,
+    QuestionNoteLink,
+    QuestionReference,
+    QuestionSet,
+    Topic,
+)
 from app.content.queries import topic_subtrees
 from app.content.read_models import ChoiceView
 from app.content.service import is_fixed_choice, shuffle_choices
@@ -90,52 +99,98 @@ def _shares(spec: "ExamSpec", count: int) -> list[int]:
     return shares
 
 
+_SNAPSHOT_QUESTIONS = (
+    select(
+        Question.id,
+        Question.revision,
+        Question.kind,
+        Question.stem_md,
+        Question.explanation_md,
+        Topic.slug,
+        Topic.title,
+    )
+    .outerjoin(Topic, Question.topic_id == Topic.id)
+    .where(Question.id.in_(bindparam("ids", expanding=True)))
+)
+_SNAPSHOT_CHOICES = (
+    select(Choice.question_id, Choice.id, Choice.position, Choice.text_md, Choice.is_correct)
+    .where(Choice.question_id.in_(bindparam("ids", expanding=True)))
+    .order_by(Choice.question_id, Choice.position)
+)
+_SNAPSHOT_REFERENCES = (
+    select(
+        QuestionReference.question_id,
+        QuestionReference.url,
+        QuestionReference.title,
+        QuestionReference.version,
+    )
+    .where(QuestionReference.question_id.in_(bindparam("ids", expanding=True)))
+    .order_by(QuestionReference.question_id, QuestionReference.position)
+)
+
+
 def snapshots(
     session: Session, question_ids: Sequence[int], shuffle: bool, rng: random.Random
 ) -> list[tuple[int, dict[str, Any]]]:
     """Copy each question as it is now: stem, choices in shown order, key, explanation, links
-    and references."""
-    questions = {
-        q.id: q
-        for q in session.scalars(
-            select(Question)
-            .options(
-                joinedload(Question.topic),
-                selectinload(Question.choices),
-                selectinload(Question.references),
-            )
-            .where(Question.id.in_(question_ids))
+    and references.
+
+    Plain rows, four statements for the whole attempt: starting an exam is one of the
+    writes a crowd of learners makes at once.
+    """
+    connection, ids = session.connection(), {"ids": list(question_ids)}
+    questions = {row.id: row for row in connection.execute(_SNAPSHOT_QUESTIONS, ids)}
+    choices: dict[int, list[Any]] = {}
+    for row in connection.execute(_SNAPSHOT_CHOICES, ids):
+        choices.setdefault(row.question_id, []).append(row)
+    references: dict[int, list[dict[str, str | None]]] = {}
+    for ref in connection.execute(_SNAPSHOT_REFERENCES, ids):
+        references.setdefault(ref.question_id, []).append(
+            {"url": ref.url, "title": ref.title, "version": ref.version}
         )
-    }
     links = _links(session, question_ids)
     seed = str(rng.random())
     return [
-        (qid, _snapshot(questions[qid], links.get(qid, []), shuffle, f"{seed}:{qid}"))
+        (
+            qid,
+            _snapshot(
+                questions[qid],
+                choices.get(qid, []),
+                references.get(qid, []),
+                links.get(qid, []),
+                shuffle,
+                f"{seed}:{qid}",
+            ),
+        )
         for qid in question_ids
     ]
 
 
-def _snapshot(question: Question, links: list[dict[str, str]], shuffle: bool, seed: str) -> dict:
+def _snapshot(
+    question: Any,
+    choice_rows: list[Any],
+    references: list[dict[str, str | None]],
+    links: list[dict[str, str]],
+    shuffle: bool,
+    seed: str,
+) -> dict[str, Any]:
     choices = tuple(
         ChoiceView(c.id, c.position, render_inline(c.text_md), is_fixed_choice(c.text_md))
-        for c in question.choices
+        for c in choice_rows
     )
     shown = shuffle_choices(choices, seed) if shuffle else choices
-    topic = question.topic
     return {
         "question_id": question.id,
         "revision": question.revision,
         "kind": question.kind,
         "stem_md": question.stem_md,
         "stem_html": render(question.stem_md),
-        "topic": {"slug": topic.slug, "title": topic.title} if topic else None,
+        "topic": {"slug": question.slug, "title": question.title} if question.slug else None,
         "choices": [{"id": c.id, "html": c.html} for c in shown],
-        "correct_ids": [c.id for c in question.choices if c.is_correct],
+        "correct_ids": [c.id for c in choice_rows if c.is_correct],
         "explanation_html": render(question.explanation_md) if question.explanation_md else "",
         "links": links,
-        "references": [
-            {"url": r.url, "title": r.title, "version": r.version} for r in question.references
-        ],
+        "references": references,
     }
 
 

@@ -10,9 +10,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -99,35 +99,45 @@ def start(
         return Started(existing.id, resumed=True)
     rng = rng or random.Random()
     question_ids = sampling.draw(spec, rng)
-    attempt = Attempt(
-        user_id=user_id,
-        blueprint_id=blueprint_id,
-        open_slot=slot,
-        title=spec.title,
-        mode=spec.mode,
-        status="open",
-        pass_mark=spec.pass_mark,
-        partial_credit=spec.partial_credit,
-        question_count=len(question_ids),
-        started_at=now,
-        deadline_at=_deadline(session, user_id, spec, now),
-        items=[
-            AttemptItem(position=n, question_id=qid, snapshot=snap, selected_ids=[], flagged=False)
-            for n, (qid, snap) in enumerate(
-                sampling.snapshots(session, question_ids, spec.shuffle_choices, rng), start=1
-            )
-        ],
-    )
+    attempt = {
+        "user_id": user_id,
+        "blueprint_id": blueprint_id,
+        "open_slot": slot,
+        "title": spec.title,
+        "mode": spec.mode,
+        "status": "open",
+        "pass_mark": spec.pass_mark,
+        "partial_credit": spec.partial_credit,
+        "question_count": len(question_ids),
+        "started_at": now,
+        "deadline_at": _deadline(session, user_id, spec, now),
+    }
+    drawn = sampling.snapshots(session, question_ids, spec.shuffle_choices, rng)
     try:
         with session.begin_nested():  # a second tab may have started the same exam meanwhile
-            session.add(attempt)
-            session.flush()
+            attempt_id = session.execute(
+                insert(Attempt).values(attempt).returning(Attempt.id)
+            ).scalar_one()
+            session.execute(
+                insert(AttemptItem),
+                [
+                    {
+                        "attempt_id": attempt_id,
+                        "position": n,
+                        "question_id": qid,
+                        "snapshot": snapshot,
+                        "selected_ids": [],
+                        "flagged": False,
+                    }
+                    for n, (qid, snapshot) in enumerate(drawn, start=1)
+                ],
+            )
     except IntegrityError:
         twin = _open_in_slot(session, user_id, slot) if slot is not None else None
         if twin is None:
             raise
         return Started(twin.id, resumed=True)
-    return Started(attempt.id, resumed=False)
+    return Started(attempt_id, resumed=False)
 
 
 def _deadline(session: Session, user_id: int, spec: ExamSpec, now: datetime) -> datetime | None:
@@ -167,19 +177,19 @@ def finalise(session: Session, attempt: Attempt, now: datetime, *, timed_out: bo
     if closed != 1:
         session.expire(attempt)
         return False
-    # Saves write items with plain UPDATEs, and a batch of writes shares one session: read
-    # the rows afresh rather than trust objects an earlier job left in the identity map.
-    items = session.scalars(
-        select(AttemptItem)
-        .where(AttemptItem.attempt_id == attempt.id)
-        .execution_options(populate_existing=True)
-    ).all()
-    points = 0.0
-    for item in items:
-        item.is_correct, item.points = grade_item(
-            item.snapshot, item.selected_ids, attempt.partial_credit
+    # Saves write items with plain UPDATEs: read the rows themselves, never objects an
+    # earlier job of the same batch left in the session.
+    items = session.connection().execute(_ITEMS_TO_GRADE, {"b_attempt_id": attempt.id}).all()
+    grades = [
+        (item, *grade_item(item.snapshot, item.selected_ids, attempt.partial_credit))
+        for item in items
+    ]
+    if grades:
+        session.connection().execute(
+            _GRADE_ITEM,
+            [{"b_item_id": item.id, "b_correct": ok, "b_points": pts} for item, ok, pts in grades],
         )
-        points += item.points
+    points = sum(pts for _, _, pts in grades)
     share = percent(points, len(items))
     session.execute(
         update(Attempt)
@@ -187,24 +197,34 @@ def finalise(session: Session, attempt: Attempt, now: datetime, *, timed_out: bo
         .values(score=points, percent=share, passed=share >= attempt.pass_mark)
         .execution_options(synchronize_session=False)
     )
-    record_exam(session, attempt.user_id, _answers(items, finished), finished)
-    session.flush()
+    record_exam(session, attempt.user_id, _answers(grades, finished), finished)
     session.expire(attempt)
     return True
 
 
-def _answers(items: Sequence[AttemptItem], finished: datetime) -> list[Answer]:
+_ITEM = cast(Table, AttemptItem.__table__)
+_ITEMS_TO_GRADE = select(
+    _ITEM.c.id, _ITEM.c.question_id, _ITEM.c.snapshot, _ITEM.c.selected_ids, _ITEM.c.answered_at
+).where(_ITEM.c.attempt_id == bindparam("b_attempt_id"))
+_GRADE_ITEM = (
+    update(_ITEM)
+    .where(_ITEM.c.id == bindparam("b_item_id"))
+    .values(is_correct=bindparam("b_correct"), points=bindparam("b_points"))
+)
+
+
+def _answers(grades: Sequence[tuple[Any, bool, float]], finished: datetime) -> list[Answer]:
     """The graded items a learner answered, as answers for their progress."""
     return [
         Answer(
             question_id=item.question_id,
             question_revision=item.snapshot.get("revision", 1),
             selected_ids=item.selected_ids,
-            is_correct=bool(item.is_correct),
+            is_correct=bool(correct),
             answered_at=item.answered_at or finished,
             source="exam",
         )
-        for item in items
+        for item, correct, _ in grades
         if item.question_id is not None and item.selected_ids
     ]
 

@@ -38,7 +38,8 @@ EASY_SHARE = 0.5
 HARD_SHARE = 2.0
 
 _INSERT_ANSWER = insert(cast(Table, PracticeAnswer.__table__))
-_CARD = select(
+_CARDS = select(
+    ReviewCard.question_id,
     ReviewCard.state,
     ReviewCard.step,
     ReviewCard.stability,
@@ -47,7 +48,10 @@ _CARD = select(
     ReviewCard.last_review_at,
     ReviewCard.reviews,
     ReviewCard.lapses,
-).where(ReviewCard.user_id == bindparam("user_id"), ReviewCard.question_id == bindparam("qid"))
+).where(
+    ReviewCard.user_id == bindparam("user_id"),
+    ReviewCard.question_id.in_(bindparam("qids", expanding=True)),
+)
 # Without fuzzing the schedule is the same for the same answers at the same times, so a
 # learner (and a test clock) can rely on it; fuzzing would only spread out cards made together.
 SCHEDULER = Scheduler(enable_fuzzing=False)
@@ -163,32 +167,43 @@ def review(
 
     `seconds` is how long the answer took, when measured; it rates a right answer by pace.
     """
-    connection = session.connection()
-    row = connection.execute(_CARD, {"user_id": user_id, "qid": question_id}).one_or_none()
-    if row is not None and row.last_review_at is not None and row.last_review_at > now:
-        now = row.last_review_at  # an exam graded late: never review a card back in time
-    before = _card(question_id, row, now)
     usual = usual_seconds(session, user_id) if correct and seconds is not None else None
-    grade_ = rating(correct, seconds, usual)
-    card, _ = SCHEDULER.review_card(before, grade_, review_datetime=now.astimezone(UTC))
-    lapsed = not correct and before.state == State.Review
-    connection.execute(
-        _UPSERT_CARD[connection.dialect.name],
-        {
-            "user_id": user_id,
-            "question_id": question_id,
-            "state": int(card.state),
-            "step": card.step,
-            "stability": card.stability,
-            "difficulty": card.difficulty,
-            "due_at": card.due,
-            "last_review_at": card.last_review,
-            "reviews": (row.reviews if row else 0) + 1,
-            "lapses": (row.lapses if row else 0) + lapsed,
-            "last_correct": correct,
-        },
-    )
-    return ReviewOutcome(int(card.state), card.due, card.stability, card.difficulty)
+    return _review_all(session, user_id, {question_id: rating(correct, seconds, usual)}, now)[0]
+
+
+def _review_all(
+    session: Session, user_id: int, ratings: dict[int, Rating], now: datetime
+) -> list[ReviewOutcome]:
+    """Review several of a learner's cards at once: one read and one write for them all."""
+    connection = session.connection()
+    params = {"user_id": user_id, "qids": list(ratings)}
+    rows = {row.question_id: row for row in connection.execute(_CARDS, params)}
+    outcomes, changes = [], []
+    for question_id, grade_ in ratings.items():
+        row, when = rows.get(question_id), now
+        if row is not None and row.last_review_at is not None and row.last_review_at > now:
+            when = row.last_review_at  # an exam graded late: never review a card back in time
+        before = _card(question_id, row, when)
+        card, _ = SCHEDULER.review_card(before, grade_, review_datetime=when.astimezone(UTC))
+        lapsed = grade_ == Rating.Again and before.state == State.Review
+        changes.append(
+            {
+                "user_id": user_id,
+                "question_id": question_id,
+                "state": int(card.state),
+                "step": card.step,
+                "stability": card.stability,
+                "difficulty": card.difficulty,
+                "due_at": card.due,
+                "last_review_at": card.last_review,
+                "reviews": (row.reviews if row else 0) + 1,
+                "lapses": (row.lapses if row else 0) + lapsed,
+                "last_correct": grade_ != Rating.Again,
+            }
+        )
+        outcomes.append(ReviewOutcome(int(card.state), card.due, card.stability, card.difficulty))
+    connection.execute(_UPSERT_CARD[connection.dialect.name], changes)
+    return outcomes
 
 
 def check_answer(
@@ -221,8 +236,9 @@ def record_exam(session: Session, user_id: int, answers: Sequence[Answer], now: 
     result, not when each choice was saved: an exam's choices can change until the end.
     """
     record_answers(session, user_id, answers)
-    for answer in answers:
-        review(session, user_id, answer.question_id, answer.is_correct, now)
+    if answers:
+        ratings = {answer.question_id: rating(answer.is_correct) for answer in answers}
+        _review_all(session, user_id, ratings, now)
 
 
 def mark_read(session: Session, user_id: int, slug: str, now: datetime) -> datetime:

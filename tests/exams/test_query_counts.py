@@ -160,3 +160,31 @@ def test_a_submit_in_another_worker_is_kept_to_by_this_one(settings, seeded, mak
         one.app.state.recent_attempts.forget(attempt_id)  # what it kept runs out
         shown = one.get(page, follow_redirects=False)
         assert shown.status_code == 303 and shown.headers["location"] == f"/attempts/{attempt_id}"
+
+
+def _custom(client, topics: list[str], count: int) -> int:  # type: ignore[no-untyped-def]
+    data = {"topics": topics, "count": str(count), "minutes": "60", "mode": "exam"}
+    response = client.post("/exams/custom", data=data, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    return int(response.headers["location"].rsplit("/", 1)[1])
+
+
+def test_starting_and_submitting_cost_the_same_statements_for_two_questions_or_six(
+    app, seeded, user_client
+):
+    """A crowd starts and submits at once: neither runs a statement per question."""
+    client = user_client("ann")
+    topics = [t["slug"] for t in client.get("/api/v1/topics").json()]
+    cost = {}
+    for count in (1, 2, 6):  # the first one warms what a worker keeps
+        with count_queries(app) as started:
+            attempt_id = _custom(client, topics, count)
+        for position, item in enumerate(items(seeded, attempt_id), start=1):
+            right, _ = right_and_wrong(item)
+            page = f"/attempts/{attempt_id}/questions/{position}"
+            assert client.post(page, data={"choice": str(right)}).status_code == 200
+        with count_queries(app) as submitted:
+            assert client.post(f"/attempts/{attempt_id}/submit").status_code == 200
+        assert len(items(seeded, attempt_id)) == count
+        cost[count] = len(started), len(submitted)
+    assert cost[2] == cost[6], cost
