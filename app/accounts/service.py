@@ -9,7 +9,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, or_, select, text, update
+from sqlalchemy import bindparam, delete, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -315,20 +315,31 @@ def start_session(
     return token
 
 
+# Built once, plain columns: every logged-in request that the worker has not seen for a
+# moment runs it.
+_SESSION_VIEWER = (
+    select(
+        UserSession.expires_at,
+        UserSession.last_seen_at,
+        User.id,
+        User.username,
+        User.role,
+    )
+    .join(User, UserSession.user_id == User.id)
+    .where(UserSession.token_hash == bindparam("token_hash"))
+)
+
+
 def session_viewer(session: Session, token: str, policy: Policy) -> tuple[Viewer | None, bool]:
     """Return the session's user (None when unknown or expired) and whether to bump it."""
-    row = session.execute(
-        select(UserSession, User)
-        .join(User, UserSession.user_id == User.id)
-        .where(UserSession.token_hash == hash_token(token))
-    ).first()
+    params = {"token_hash": hash_token(token)}
+    row = session.connection().execute(_SESSION_VIEWER, params).first()
     if row is None:
         return None, False
-    user_session, user = row
     now = utcnow()
-    if user_session.expires_at <= now or user_session.last_seen_at <= now - policy.idle:
+    if row.expires_at <= now or row.last_seen_at <= now - policy.idle:
         return None, False
-    return viewer(user), user_session.last_seen_at <= now - SEEN_REFRESH
+    return Viewer(row.id, row.username, row.role), row.last_seen_at <= now - SEEN_REFRESH
 
 
 def touch_session(session: Session, token: str) -> None:
