@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, insert, select
@@ -49,6 +50,14 @@ def tokens(text: str) -> list[str]:
     return [word for word in _WORD.findall(text.lower()) if word not in _STOP]
 
 
+def _numpy() -> ModuleType:
+    """numpy, imported on first use rather than with this module: a serving worker that
+    never links content does without it (about 20 MB)."""
+    import numpy
+
+    return numpy
+
+
 class SectionIndex:
     """Note sections as TF-IDF vectors: common words in a dense table, rare ones in postings.
 
@@ -58,9 +67,7 @@ class SectionIndex:
     """
 
     def __init__(self, sections: Sequence[tuple[int, str]]) -> None:
-        # numpy is loaded here, not with the module: a serving worker that never links
-        # content does without it (about 20 MB).
-        import numpy as np
+        np = _numpy()
 
         sections = sorted(sections)  # ties go to the older section, as they always have
         self.ids = [section_id for section_id, _ in sections]
@@ -106,7 +113,7 @@ class SectionIndex:
         """Return, for each text, up to limit (section id, score) pairs scoring >= threshold."""
         if not self.ids:
             return [[] for _ in texts]
-        import numpy as np
+        np = _numpy()
 
         common = np.zeros((len(texts), len(self._rows)), dtype=np.float32)
         scores = np.zeros((len(texts), len(self.ids)))
@@ -120,8 +127,7 @@ class SectionIndex:
         return [self._top(row, threshold, limit) for row in scores]
 
     def _top(self, scores: "np.ndarray", threshold: float, limit: int) -> list[tuple[int, float]]:
-        import numpy as np
-
+        np = _numpy()
         passed = np.flatnonzero(scores >= threshold)
         if len(passed) > limit:  # the best few first, then only those sorted
             passed = passed[np.argpartition(-scores[passed], limit - 1)[:limit]]

@@ -67,8 +67,9 @@ class ContentCache:
             if entry[0] <= now and key not in self._loading:
                 self._start(key, loader, brief).add_done_callback(_log_failure)
             return _unwrap(entry[1])
-        if brief and self.db.brief_sessions is not None and key not in self._loading:
-            value = self._read(loader, self.db.brief_sessions)
+        sessions = self._brief_sessions(brief)
+        if sessions is not None and key not in self._loading:
+            value = self._read(loader, sessions)
             return _unwrap(self._keep(key, value, self._generation))
         task = self._loading.get(key) or self._start(key, loader, brief)
         return _unwrap(await asyncio.shield(task))
@@ -95,13 +96,18 @@ class ContentCache:
         self._loading[key] = task
         return task
 
+    def _brief_sessions(self, brief: bool) -> sessionmaker[Session] | None:
+        """The sessions a brief load reads through on the event loop; None: off to a thread."""
+        return self.db.brief_sessions if brief else None
+
     async def _load(
         self, key: Hashable, loader: Callable[[Session], Any], generation: int, brief: bool
     ) -> Any:
         task = asyncio.current_task()
         try:
-            if brief and self.db.brief_sessions is not None:
-                value = self._read(loader, self.db.brief_sessions)
+            sessions = self._brief_sessions(brief)
+            if sessions is not None:
+                value = self._read(loader, sessions)
             else:
                 value = await run_in_threadpool(self._read, loader)
             return self._keep(key, value, generation)
