@@ -17,7 +17,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app import __version__
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
-from app.accounts.dependencies import RecentViewers, load_viewer
+from app.accounts.dependencies import AddressTurns, RecentViewers, load_viewer
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
 from app.content import report_routes
@@ -113,6 +113,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.note_standing = progress_routes.note_standing  # whether a note was read
     app.state.exam_records = EXAM_RECORDS  # exam scores for the dashboard and the export
     app.state.recent_viewers = RecentViewers()
+    app.state.address_turns = AddressTurns()
     app.state.recent_attempts = RecentAttempts()
     app.state.kept_dashboards = KeptDashboards()
     app.add_middleware(CrossOriginProtection)

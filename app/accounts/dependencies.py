@@ -1,8 +1,10 @@
 """Who is asking: the session cookie or an API token, checked once per request."""
 
+import asyncio
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
@@ -95,6 +97,37 @@ class RecentViewers:
         """Drop every token of a user (a password change, a revoked token, a deleted account)."""
         for token in [t for t, (_, v) in self._seen.items() if v is not None and v.id == user_id]:
             del self._seen[token]
+
+
+class AddressTurns:
+    """Log-ins from one address take turns in this worker before they reach the database.
+
+    Each log-in holds a lock on its address's rate-limit key until it commits (on PostgreSQL
+    an advisory lock, on SQLite the write lock). A class behind one NAT address logging in at
+    once would otherwise have every waiting log-in hold a pooled connection while it waits,
+    and leave none for the pages and answers of those already in. Waiting here holds nothing
+    but a place in the queue.
+    """
+
+    def __init__(self) -> None:
+        self._queues: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def turn(self, address: str) -> AsyncIterator[None]:
+        lock, waiting = self._queues.get(address) or (asyncio.Lock(), 0)
+        self._queues[address] = (lock, waiting + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, waiting = self._queues[address]
+            if waiting > 1:
+                self._queues[address] = (lock, waiting - 1)
+            else:
+                del self._queues[address]
+
+    def __len__(self) -> int:
+        return len(self._queues)
 
 
 async def load_viewer(request: Request) -> Viewer | None:

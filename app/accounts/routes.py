@@ -171,7 +171,8 @@ async def login(
         old=old,
     )
     try:  # with the other small writes (answers, saves) in one queue, where there is one
-        outcome = await unit_of_work(request).run(log_in)
+        async with request.app.state.address_turns.turn(address):
+            outcome = await unit_of_work(request).run(log_in)
     except RateLimited as exc:
         return _form_page(request, "accounts/login.html", exc, values)
     if isinstance(outcome, InvalidCredentials):
