@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.db import UTCDateTime
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, NotFound, TimeUp
-from app.exams.models import Attempt, AttemptItem
+from app.exams.models import ITEM_TABLE, Attempt
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Item:
 
 
 _ATTEMPT = cast(Table, Attempt.__table__)
-_ITEM = cast(Table, AttemptItem.__table__)
+_ITEM = ITEM_TABLE
 _CLAIM = (
     update(_ATTEMPT)
     .where(

@@ -1,7 +1,7 @@
 """Attempts at exams and what was answered in them; each question is a snapshot."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -10,6 +10,7 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    Table,
     UniqueConstraint,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -79,6 +80,10 @@ class AttemptItem(Base):
     is_correct: Mapped[bool | None]
 
     attempt: Mapped[Attempt] = relationship(back_populates="items", lazy="raise")
+
+
+# The item table itself, for the statements that read and write items as plain rows.
+ITEM_TABLE = cast(Table, AttemptItem.__table__)
 
 
 class TimeAllowance(Base):

@@ -6,16 +6,16 @@ An open exam-mode attempt is shown without its answer key or explanations: only 
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
-from sqlalchemy import Table, bindparam, case, select
+from sqlalchemy import bindparam, case, select
 from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render
 from app.content.read_models import ChoiceView, ReferenceView, TopicRef
 from app.exams.errors import NotFound
-from app.exams.models import Attempt, AttemptItem
+from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
 from app.exams.read_models import (
     AttemptHeader,
     BlueprintSummary,
@@ -138,7 +138,7 @@ def _items(session: Session, attempt_id: int) -> list[AttemptItem]:
 
 # The statements behind every question page and save are built once, on the table rather
 # than the ORM class: no expression building, cache-key computing or ORM loading per request.
-_ITEM = cast(Table, AttemptItem.__table__)
+_ITEM = ITEM_TABLE
 _MARKS = (
     select(_ITEM.c.position, _ITEM.c.selected_ids, _ITEM.c.flagged)
     .where(_ITEM.c.attempt_id == bindparam("attempt_id"))

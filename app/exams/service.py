@@ -10,9 +10,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import CursorResult, Table, bindparam, insert, select, update
+from sqlalchemy import CursorResult, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -21,7 +21,7 @@ from app.exams import sampling
 from app.exams.allowances import time_multiplier
 from app.exams.errors import NotFound
 from app.exams.grading import grade_item, percent
-from app.exams.models import Attempt, AttemptItem
+from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
 from app.progress.service import Answer, record_exam
 
 
@@ -202,7 +202,7 @@ def finalise(session: Session, attempt: Attempt, now: datetime, *, timed_out: bo
     return True
 
 
-_ITEM = cast(Table, AttemptItem.__table__)
+_ITEM = ITEM_TABLE
 _ITEMS_TO_GRADE = select(
     _ITEM.c.id, _ITEM.c.question_id, _ITEM.c.snapshot, _ITEM.c.selected_ids, _ITEM.c.answered_at
 ).where(_ITEM.c.attempt_id == bindparam("b_attempt_id"))
