@@ -87,7 +87,8 @@ def test_api_tokens_work_once_shown_and_stop_when_revoked(app, client, make_user
             "username": "ann",
             "role": "learner",
         }
-        token_id = db.engine.connect().execute(text("SELECT id FROM api_token")).scalar()
+        with db.engine.connect() as conn:
+            token_id = conn.execute(text("SELECT id FROM api_token")).scalar()
         assert (
             client.post(f"/account/tokens/{token_id}/revoke", follow_redirects=False).status_code
             == 303
