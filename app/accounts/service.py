@@ -470,21 +470,27 @@ def revoke_api_token(session: Session, token: ApiToken) -> None:
         token.revoked_at = utcnow()
 
 
+_TOKEN_VIEWER = (
+    select(ApiToken.last_used_at, User.id, User.username, User.role)
+    .join(User, ApiToken.user_id == User.id)
+    .where(
+        ApiToken.token_hash == bindparam("token_hash"),
+        ApiToken.revoked_at.is_(None),
+        ApiToken.expires_at > bindparam("now"),
+    )
+)
+
+
 def token_viewer(session: Session, token: str) -> tuple[Viewer | None, bool]:
     """Return the owner of a live API token (or None) and whether to record its use."""
-    row = session.execute(
-        select(ApiToken.last_used_at, User)
-        .join(User, ApiToken.user_id == User.id)
-        .where(
-            ApiToken.token_hash == hash_token(token),
-            ApiToken.revoked_at.is_(None),
-            ApiToken.expires_at > utcnow(),
-        )
-    ).first()
+    now = utcnow()
+    params = {"token_hash": hash_token(token), "now": now}
+    row = session.connection().execute(_TOKEN_VIEWER, params).first()
     if row is None:
         return None, False
-    last_used, user = row
-    return viewer(user), last_used is None or last_used <= utcnow() - SEEN_REFRESH
+    last_used = row.last_used_at
+    stale = last_used is None or last_used <= now - SEEN_REFRESH
+    return Viewer(row.id, row.username, row.role), stale
 
 
 def touch_token(session: Session, token: str) -> None:
