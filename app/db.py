@@ -16,6 +16,12 @@ from typing import Any, TypeVar
 from sqlalchemy import DateTime, Engine, MetaData, TypeDecorator, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.pool import SingletonThreadPool
 
@@ -482,9 +488,10 @@ def make_engine(
         return engine
     # hide_parameters: an error logged with its statement must not carry values such as
     # password hashes or session-token hashes.
-    return create_engine(
-        url, pool_pre_ping=True, pool_size=10, max_overflow=10, hide_parameters=True
-    )
+    return create_engine(url, hide_parameters=True, **_SERVER_POOL)
+
+
+_SERVER_POOL: dict[str, Any] = {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 10}
 
 
 class Database:
@@ -496,7 +503,8 @@ class Database:
     come from a connection of the loop's own, outside the pool, so the loop never waits for
     a pooled connection either. They run in autocommit: a brief read is one statement.
     The write queue's commits on the loop likewise use a connection of their own
-    (`loop_write_engine`).
+    (`loop_write_engine`). On PostgreSQL, while the application runs, units of work use
+    `loop_sessions` (see `open_loop_pool`).
     """
 
     def __init__(self, url: str) -> None:
@@ -507,6 +515,9 @@ class Database:
         self.brief_engine: Engine | None = None
         self.brief_sessions: sessionmaker[Session] | None = None
         self.loop_write_engine: Engine | None = None
+        # PostgreSQL, while the application runs: see `open_loop_pool`.
+        self.loop_engine: AsyncEngine | None = None
+        self.loop_sessions: async_sessionmaker[AsyncSession] | None = None
         loop_sessions = None
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
@@ -530,9 +541,34 @@ class Database:
             else None
         )
 
+    async def open_loop_pool(self) -> None:
+        """On PostgreSQL, open the pool that units of work use on the running event loop.
+
+        Through psycopg's async mode, a request's statements wait for the server on the loop
+        instead of in a thread: no trip to the thread pool and back, and no thread taking
+        its turn on the GIL at every statement. The pool belongs to this loop: open it in
+        the application's start-up and close it in its shutdown.
+        """
+        if self.engine.dialect.name != "postgresql" or self.loop_engine is not None:
+            return
+        url = make_url(self.url).set(drivername="postgresql+psycopg_async")
+        self.loop_engine = create_async_engine(url, hide_parameters=True, **_SERVER_POOL)
+        self.loop_sessions = async_sessionmaker(self.loop_engine, expire_on_commit=False)
+
+    async def close_loop_pool(self) -> None:
+        engine, self.loop_engine, self.loop_sessions = self.loop_engine, None, None
+        if engine is not None:
+            await engine.dispose()
+
     @property
     def engines(self) -> list[Engine]:
-        """Every engine of this database (the pool's, and the event loop's own on SQLite)."""
+        """Every engine of this database (the pool's, and the event loop's own)."""
+        return [
+            *self._sync_engines(),
+            *([self.loop_engine.sync_engine] if self.loop_engine else []),
+        ]
+
+    def _sync_engines(self) -> list[Engine]:
         extra = (self.brief_engine, self.loop_write_engine)
         return [self.engine, *(engine for engine in extra if engine is not None)]
 
@@ -560,5 +596,5 @@ class Database:
     def dispose(self) -> None:
         if self.write_queue is not None:
             self.write_queue.close()
-        for engine in self.engines:
+        for engine in self._sync_engines():  # the loop's pool is closed on its loop
             engine.dispose()

@@ -82,8 +82,10 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         gc.collect()
         gc.freeze()
         sweeper.start()
+        await db.open_loop_pool()
         yield
         await sweeper.stop()
+        await db.close_loop_pool()
         db.dispose()
 
     app = FastAPI(

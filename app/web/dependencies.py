@@ -3,7 +3,7 @@
 A request that writes gets one transaction, committed once before the response is sent:
 sync routes take a `WriteSessionDep` (committed when the route returns, scope "function");
 async routes on the hot path take a `UnitOfWork` and run their service call and its commit
-in a single trip to the thread pool. Services never commit.
+in a single trip to the thread pool (on PostgreSQL, on the event loop). Services never commit.
 """
 
 from collections.abc import Callable, Iterator
@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar
 
 from anyio.from_thread import run_sync as on_event_loop
 from fastapi import Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
@@ -54,7 +55,8 @@ class UnitOfWork:
     """One transaction for a request, run with its commit in a single thread-pool call.
 
     With a write queue (SQLite), the work joins the writer thread's next batch instead and
-    shares its commit.
+    shares its commit. With `loop_sessions` (PostgreSQL), the work runs on the event loop,
+    its statements awaited through the async driver (SQLAlchemy's `run_sync`).
     """
 
     def __init__(
@@ -64,11 +66,13 @@ class UnitOfWork:
         write_queue: WriteQueue | None = None,
         *,
         on_loop: bool = False,
+        loop_sessions: async_sessionmaker[AsyncSession] | None = None,
     ) -> None:
         self._sessions = sessions
         self._cache = cache
         self._write_queue = write_queue
         self._on_loop = on_loop
+        self._loop_sessions = loop_sessions
 
     async def run(self, work: Callable[[Session], T]) -> T:
         """Run work(session) and commit, off the event loop; the result once it is durable.
@@ -77,6 +81,8 @@ class UnitOfWork:
         """
         if self._on_loop:
             result, info = self._run(work)
+        elif self._loop_sessions is not None:
+            result, info = await self._run_awaited(work, self._loop_sessions)
         elif self._write_queue is not None:
             result, info = await self._write_queue.run(work)
         else:
@@ -86,6 +92,15 @@ class UnitOfWork:
         for callback in info.get("after_commit", []):
             callback()
         return result
+
+    @staticmethod
+    async def _run_awaited(
+        work: Callable[[Session], T], sessions: async_sessionmaker[AsyncSession]
+    ) -> tuple[T, dict[str, Any]]:
+        async with sessions() as session:
+            result = await session.run_sync(work)
+            await session.commit()
+            return result, dict(session.info)
 
     def _run(self, work: Callable[[Session], T]) -> tuple[T, dict[str, Any]]:
         with self._sessions() as session:
@@ -102,9 +117,12 @@ def unit_of_work(request: Request, *, write: bool = True, brief: bool = False) -
     on a SQLite file it runs on the event loop (`Database.brief_sessions`), where it costs
     less than a trip to a thread, and far less than threads taking turns on the GIL when
     several run at once. Anything that scans the library or other learners' rows, ranks, or
-    may wait stays in the thread pool, as does every read on PostgreSQL.
+    may wait stays in the thread pool. On PostgreSQL, while the application runs, every unit
+    of work runs on the event loop, awaiting the server (`Database.open_loop_pool`).
     """
     db = request.app.state.db
+    if db.loop_sessions is not None:
+        return UnitOfWork(db.read_sessions, request.app.state.cache, loop_sessions=db.loop_sessions)
     if write:
         return UnitOfWork(db.write_sessions, request.app.state.cache, db.write_queue)
     if brief and db.brief_sessions is not None:
