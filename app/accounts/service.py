@@ -210,9 +210,10 @@ def _log_in(
     """
     now = utcnow()
     keys = _log_in_keys(username, address, policy)
-    for key, limit in sorted(keys.items()):  # one order everywhere, so locks cannot deadlock
-        _check_limit(session, key, limit, policy.window, now)
-    _lock(session, _account_key(username))
+    ordered = sorted(keys)  # one order everywhere, so locks cannot deadlock
+    _lock(session, *ordered, _account_key(username))
+    for key in ordered:
+        _count_limit(session, key, keys[key], policy.window, now)
     _slowdown(session, _account_key(username), policy, now)
     user = _find_user(session, username)
     if not _password_right(user, password, verified) or user is None:
@@ -277,11 +278,16 @@ def _count_limit(session: Session, key: str, limit: int, window: timedelta, now:
         raise RateLimited(int((times[-1] + window - now).total_seconds()) + 1)
 
 
-def _lock(session: Session, key: str) -> None:
-    """Serialise attempts under one key until the transaction ends, so parallel guesses
-    cannot all pass the count before any is recorded (SQLite's BEGIN IMMEDIATE already does)."""
+def _lock(session: Session, *keys: str) -> None:
+    """Serialise attempts under each key until the transaction ends, so parallel guesses
+    cannot all pass the count before any is recorded (SQLite's BEGIN IMMEDIATE already does).
+
+    The keys are locked in the order given, in one statement (a log-in holds its address's
+    lock meanwhile, so every round trip here is one more wait for the next log-in).
+    """
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": key})
+        calls = ", ".join(f"pg_advisory_xact_lock(hashtext(:key{n}))" for n in range(len(keys)))
+        session.execute(text(f"SELECT {calls}"), {f"key{n}": key for n, key in enumerate(keys)})
 
 
 def start_session(
