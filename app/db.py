@@ -488,10 +488,14 @@ def make_engine(
         return engine
     # hide_parameters: an error logged with its statement must not carry values such as
     # password hashes or session-token hashes.
-    return create_engine(url, hide_parameters=True, **_SERVER_POOL)
+    return create_engine(url, hide_parameters=True, pool_pre_ping=True, **THREAD_POOL)
 
 
-_SERVER_POOL: dict[str, Any] = {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 10}
+# PostgreSQL connections per worker. While the application runs, requests use the event
+# loop's pool (see `Database.open_loop_pool`); the thread pool's serves the content cache's
+# loads, the sync routes and the sweep, and everything outside a running application.
+LOOP_POOL = {"pool_size": 20, "max_overflow": 10}
+THREAD_POOL = {"pool_size": 5, "max_overflow": 5}
 
 
 class Database:
@@ -552,7 +556,9 @@ class Database:
         if self.engine.dialect.name != "postgresql" or self.loop_engine is not None:
             return
         url = make_url(self.url).set(drivername="postgresql+psycopg_async")
-        self.loop_engine = create_async_engine(url, hide_parameters=True, **_SERVER_POOL)
+        self.loop_engine = create_async_engine(
+            url, hide_parameters=True, pool_pre_ping=True, **LOOP_POOL
+        )
         self.loop_sessions = async_sessionmaker(self.loop_engine, expire_on_commit=False)
 
     async def close_loop_pool(self) -> None:

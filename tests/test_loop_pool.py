@@ -1,6 +1,5 @@
 """On PostgreSQL, units of work run on the event loop through the async driver's pool."""
 
-import asyncio
 import threading
 from typing import Any
 
@@ -14,6 +13,7 @@ from app.db import Database
 from app.web.cache import ContentCache
 from app.web.dependencies import UnitOfWork
 from tests.conftest import PG_URL
+from tests.factories import run_async
 
 pytestmark = pytest.mark.skipif(not PG_URL, reason="the loop's pool is PostgreSQL's")
 
@@ -52,7 +52,7 @@ def test_a_unit_of_work_runs_on_the_event_loop_and_commits(db_url: str) -> None:
             await db.close_loop_pool()
             db.dispose()
 
-    threads, inside, after = asyncio.run(scenario())
+    threads, inside, after = run_async(scenario())
     assert threads[0] == threads[1]  # the work ran on the loop's own thread
     assert inside == after == 1
 
@@ -78,4 +78,4 @@ def test_a_unit_of_work_that_fails_on_the_loop_keeps_nothing(db_url: str) -> Non
             await db.close_loop_pool()
             db.dispose()
 
-    assert asyncio.run(scenario()) == 0
+    assert run_async(scenario()) == 0
