@@ -77,7 +77,8 @@ class UnitOfWork:
     async def run(self, work: Callable[[Session], T]) -> T:
         """Run work(session) and commit, off the event loop; the result once it is durable.
 
-        A brief read on SQLite runs on the event loop instead (see `unit_of_work`).
+        A brief read on SQLite runs on the event loop instead, and on PostgreSQL every unit
+        runs there, awaiting the server (see `unit_of_work`).
         """
         if self._on_loop:
             result, info = self._run(work)
@@ -97,6 +98,7 @@ class UnitOfWork:
     async def _run_awaited(
         work: Callable[[Session], T], sessions: async_sessionmaker[AsyncSession]
     ) -> tuple[T, dict[str, Any]]:
+        """Run work(session) and commit on the event loop, awaiting each statement."""
         async with sessions() as session:
             result = await session.run_sync(work)
             await session.commit()
