@@ -187,3 +187,33 @@ def test_review_cards_learn_the_outcome_of_the_latest_answer_before_them(empty_u
         assert [(q, bool(ok)) for q, ok in found] == [(1, False), (2, True)]
     finally:
         engine.dispose()
+
+
+def test_questions_stored_before_places_existed_get_their_places_and_sets_their_sizes(empty_url):
+    upgrade(empty_url, "0014")
+    engine = create_engine(empty_url)
+    stamp = "'2026-01-01 00:00:00+00:00'"
+    # set 1 holds positions 2, 1, 2 (a kept question shares a place: the id breaks the tie)
+    members = [(1, 1, 2), (2, 1, 1), (3, 1, 2), (4, 2, 5)]
+    rows = [
+        *(
+            f"INSERT INTO question_set (id, slug, title, source, imported_at) VALUES ({s}, 's{s}', 'S', '', {stamp})"
+            for s in (1, 2, 3)
+        ),
+        *(
+            f"INSERT INTO question (id, set_id, key, position, stem_md, explanation_md, kind, source, revision, updated_at) VALUES ({q}, {s}, '{q}', {p}, 'Q{q}', '', 'single', '', 1, {stamp})"
+            for q, s, p in members
+        ),
+    ]
+    try:
+        with engine.begin() as conn:
+            for row in rows:
+                conn.execute(text(row))
+        upgrade(empty_url)
+        with engine.connect() as conn:
+            places = conn.execute(text("SELECT id, ordinal FROM question ORDER BY id")).all()
+            sizes = conn.execute(text("SELECT id, question_count FROM question_set ORDER BY id"))
+            assert [tuple(row) for row in sizes] == [(1, 3), (2, 1), (3, 0)]
+        assert [tuple(row) for row in places] == [(1, 2), (2, 1), (3, 3), (4, 1)]
+    finally:
+        engine.dispose()

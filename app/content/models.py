@@ -47,6 +47,8 @@ class QuestionSet(Base):
         ForeignKey("topic.id", ondelete="SET NULL"), index=True
     )
     imported_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # kept by the import with `Question.ordinal`, so a question's page counts nothing
+    question_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     topic: Mapped[Topic | None] = relationship(lazy="raise")
     questions: Mapped[list["Question"]] = relationship(
@@ -67,6 +69,8 @@ class Question(Base):
     set_id: Mapped[int] = mapped_column(ForeignKey("question_set.id", ondelete="CASCADE"))
     key: Mapped[str] = mapped_column(String(60))
     position: Mapped[int] = mapped_column(Integer)
+    # the question's place in its set, from 1 in (position, id) order; kept by the import
+    ordinal: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     topic_id: Mapped[int | None] = mapped_column(
         ForeignKey("topic.id", ondelete="SET NULL"), index=True
     )

@@ -178,11 +178,14 @@ def _set_summaries(
         .correlate(QuestionSet)
         .scalar_subquery()
     )
-    count = (
-        select(func.count(Question.id)).where(Question.set_id == QuestionSet.id).scalar_subquery()
-    )
     rows = session.execute(
-        select(QuestionSet.slug, QuestionSet.title, count, first, func.count().over())
+        select(
+            QuestionSet.slug,
+            QuestionSet.title,
+            QuestionSet.question_count,
+            first,
+            func.count().over(),
+        )
         .order_by(QuestionSet.title, QuestionSet.id)
         .limit(limit)
         .offset(offset)
@@ -387,8 +390,8 @@ def question(session: Session, question_id: int) -> QuestionView:
         revision=found.revision,
         set=TopicRef(found.set_slug, found.set_title),
         topic=TopicRef(found.topic_slug, found.topic_title) if found.topic_slug else None,
-        position=found.before + 1,
-        total=found.total,
+        position=found.ordinal,
+        total=found.question_count,
         stem_md=found.stem_md,
         stem_html=render(found.stem_md),
         explanation_md=found.explanation_md,
@@ -412,8 +415,9 @@ def _question_rows() -> Select:
     """One row per choice and per reference, each carrying the question, its set, topic and
     place in the set.
 
-    The place and the neighbours are counted and looked up in the set's order index, once
-    (in a one-row derived table), so the cost does not grow with the size of the set.
+    The place and the set's size are read from the question and its set (the import keeps
+    them); the neighbours are looked up in the set's order index, once (in a one-row derived
+    table), so the cost does not grow with the size of the set.
     """
     q, other = Question, aliased(Question)
     in_set = other.set_id == q.set_id
@@ -443,8 +447,8 @@ def _question_rows() -> Select:
             Topic.title.label("topic_title"),
             previous_id.label("previous_id"),
             next_id.label("next_id"),
-            select(func.count()).where(in_set, before).scalar_subquery().label("before"),
-            select(func.count()).where(in_set).scalar_subquery().label("total"),
+            q.ordinal,
+            QuestionSet.question_count,
             open_errata_column(ProblemReport.question_id == q.id).label("errata"),
         )
         .join(QuestionSet, q.set_id == QuestionSet.id)

@@ -3,7 +3,8 @@
 Questions are matched by key within their set and choices by position within their question,
 so ids survive an edit (answers and links refer to them). A question whose text, kind,
 choices or references changed counts a new revision; one that only moved keeps its revision.
-References are replaced whole: nothing refers to them.
+References are replaced whole: nothing refers to them. Each write numbers its set again, so
+a question's place and its set's size are read, never counted, by the pages.
 """
 
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.content.bundle import QuestionData, ReferenceData, Report
-from app.content.models import Choice, Question, QuestionReference, utcnow
+from app.content.models import Choice, Question, QuestionReference, QuestionSet, utcnow
 
 
 @dataclass
@@ -66,7 +67,32 @@ def upsert_questions(
             session.execute(update(Question), rows)
     choices.write(session)
     replace_references(session, references)
+    number_set(session, set_id)
     return written
+
+
+def number_set(session: Session, set_id: int) -> None:
+    """Give the set's questions their places (1, 2, ...) and the set its size.
+
+    Only the places that moved are written: appending to a set writes the new rows alone.
+    """
+    rows = session.execute(
+        select(Question.id, Question.ordinal)
+        .where(Question.set_id == set_id)
+        .order_by(Question.position, Question.id)
+    ).all()
+    moved = [
+        {"id": qid, "ordinal": place}
+        for place, (qid, ordinal) in enumerate(rows, start=1)
+        if ordinal != place
+    ]
+    if moved:
+        session.execute(update(Question), moved)
+    session.execute(
+        update(QuestionSet)
+        .where(QuestionSet.id == set_id, QuestionSet.question_count != len(rows))
+        .values(question_count=len(rows))
+    )
 
 
 def stored_references(session: Session, question_ids: list[int]) -> dict[int, list[ReferenceData]]:

@@ -350,3 +350,45 @@ def test_reimport_reports_questions_no_longer_in_the_file_and_a_taken_slug(db):
         "1 question(s) of this set are no longer in the file and were kept: 2" in m
         for m in messages
     )
+
+
+def places(db: Database) -> list[tuple[str, int, int, int | None, int | None]]:
+    """Each question's key, place, set size and neighbours, as its page shows them."""
+    from app.content.queries import question
+
+    with db.session_scope() as session:
+        ids = session.scalars(select(Question.id).order_by(Question.id)).all()
+        views = [question(session, qid) for qid in ids]
+    ids_to_keys = {view.id: view.key for view in views}
+    return sorted(
+        (
+            (
+                view.key,
+                view.position,
+                view.total,
+                ids_to_keys.get(view.previous_id),
+                ids_to_keys.get(view.next_id),
+            )
+            for view in views
+        ),
+        key=lambda row: row[1],
+    )
+
+
+def test_a_question_knows_its_place_and_its_set_size_after_every_import(db):
+    load(db, a_set(a_question("a"), a_question("b"), a_question("c")))
+    assert places(db) == [
+        ("a", 1, 3, None, "b"),
+        ("b", 2, 3, "a", "c"),
+        ("c", 3, 3, "b", None),
+    ]
+    # reordered, one added, one left out of the file (kept at its old position, 2)
+    load(db, a_set(a_question("c"), a_question("a"), a_question("d")))
+    assert places(db) == [
+        ("c", 1, 4, None, "a"),
+        ("a", 2, 4, "c", "b"),
+        ("b", 3, 4, "a", "d"),
+        ("d", 4, 4, "b", None),
+    ]
+    with db.session_scope() as session:
+        assert session.scalars(select(QuestionSet.question_count)).one() == 4
