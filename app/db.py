@@ -518,6 +518,8 @@ class Database:
         self.read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.brief_engine: Engine | None = None
         self.brief_sessions: sessionmaker[Session] | None = None
+        self._brief_local = threading.local()  # each thread's kept brief session
+        self._brief_kept: list[Session] = []  # all of them, closed by `dispose`
         self.loop_write_engine: Engine | None = None
         # PostgreSQL, while the application runs: see `open_loop_pool`.
         self.loop_engine: AsyncEngine | None = None
@@ -599,7 +601,44 @@ class Database:
                 session.rollback()
                 raise
 
+    @contextmanager
+    def brief_session(self) -> Iterator[Session]:
+        """The calling thread's session for one brief read (see `brief_sessions`).
+
+        It stays open from one read to the next, on the thread's own connection, so a read
+        costs its statements and not a session's set-up and tear-down, which cost more than
+        the read itself. In autocommit each statement still reads the latest commit and
+        nothing is held between reads; what a read loaded is forgotten when it ends. A read
+        begun inside another on the same thread gets a session of its own.
+        """
+        if self.brief_sessions is None:
+            raise RuntimeError("brief reads need a SQLite file")
+        local = self._brief_local
+        if getattr(local, "busy", False):
+            with self.brief_sessions() as session:
+                yield session
+            return
+        kept: Session | None = getattr(local, "session", None)
+        if kept is None:
+            kept = local.session = self.brief_sessions()
+            self._brief_kept.append(kept)
+        session = kept
+        local.busy = True
+        try:
+            yield session
+        except BaseException:
+            session.close()  # it may hold a statement read halfway: the next read begins anew
+            raise
+        finally:
+            session.expunge_all()
+            session.info.clear()
+            local.busy = False
+
     def dispose(self) -> None:
+        for session in self._brief_kept:
+            session.close()
+        self._brief_kept.clear()
+        self._brief_local = threading.local()
         if self.write_queue is not None:
             self.write_queue.close()
         for engine in self._sync_engines():  # the loop's pool is closed on its loop

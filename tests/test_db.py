@@ -10,7 +10,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from sqlalchemy import event, func, select
+import pytest
+from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -379,6 +380,36 @@ def test_brief_reads_on_sqlite_keep_one_connection_per_thread_and_see_each_commi
     with ThreadPoolExecutor(1) as pool:
         assert pool.submit(brief_count).result() == [[1]]
     assert len(opened) == 2  # one for this thread, one for the other
+    db.dispose()
+
+
+def test_a_thread_keeps_its_brief_session_and_each_read_starts_afresh(tmp_path):
+    db, user, question = _answers_db(tmp_path)
+    opened = []
+    event.listen(db.brief_engine, "connect", lambda _conn, _record: opened.append(1))
+
+    def read() -> tuple[Session, list[list[int]], int]:
+        with db.brief_session() as session:
+            found = sorted(session.scalars(select(PracticeAnswer.selected_ids)).all())
+            loaded = len(session.scalars(select(PracticeAnswer)).all())
+            session.info["seen"] = True
+            return session, found, loaded
+
+    first, found, _ = read()
+    assert found == []
+    with db.session_scope(write=True) as session:
+        _answer(user, question, 1)(session)
+    second, found, loaded = read()
+    assert second is first and found == [[1]] and loaded == 1  # the same session, the new row
+    assert len(second.identity_map) == 0 and "seen" not in second.info  # nothing kept
+    with db.brief_session() as outer, db.brief_session() as inner:
+        assert outer is first and inner is not first  # a read inside a read has its own
+    with pytest.raises(OperationalError), db.brief_session() as session:
+        session.execute(text("SELECT * FROM no_such_table")).all()
+    assert read()[1] == [[1]]  # a failed read leaves nothing behind
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(read).result()[0] is not first  # another thread, another session
+    assert len(opened) == 2  # and one connection for each thread
     db.dispose()
 
 

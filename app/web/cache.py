@@ -15,15 +15,17 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
 from app.errors import NotFound
 
 T = TypeVar("T")
+Sessions = Callable[[], AbstractContextManager[Session]]
 MAX_ENTRIES = 4096
 log = logging.getLogger("studyhall")
 
@@ -96,9 +98,9 @@ class ContentCache:
         self._loading[key] = task
         return task
 
-    def _brief_sessions(self, brief: bool) -> sessionmaker[Session] | None:
+    def _brief_sessions(self, brief: bool) -> Sessions | None:
         """The sessions a brief load reads through on the event loop; None: off to a thread."""
-        return self.db.brief_sessions if brief else None
+        return self.db.brief_session if brief and self.db.brief_sessions is not None else None
 
     async def _load(
         self, key: Hashable, loader: Callable[[Session], Any], generation: int, brief: bool
@@ -129,9 +131,7 @@ class ContentCache:
                 self._entries.popitem(last=False)
         return value
 
-    def _read(
-        self, loader: Callable[[Session], Any], sessions: sessionmaker[Session] | None = None
-    ) -> Any:
+    def _read(self, loader: Callable[[Session], Any], sessions: Sessions | None = None) -> Any:
         with (sessions or self.db.read_sessions)() as session:
             try:
                 return loader(session)

@@ -7,12 +7,13 @@ in a single trip to the thread pool (on PostgreSQL, on the event loop). Services
 """
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Annotated, Any, TypeVar
 
 from anyio.from_thread import run_sync as on_event_loop
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.db import WriteQueue
@@ -61,7 +62,7 @@ class UnitOfWork:
 
     def __init__(
         self,
-        sessions: sessionmaker[Session],
+        sessions: Callable[[], AbstractContextManager[Session]],
         cache: ContentCache,
         write_queue: WriteQueue | None = None,
         *,
@@ -81,7 +82,7 @@ class UnitOfWork:
         runs there, awaiting the server (see `unit_of_work`).
         """
         if self._on_loop:
-            result, info = self._run(work)
+            result, info = self._read(work)
         elif self._loop_sessions is not None:
             result, info = await self._run_awaited(work, self._loop_sessions)
         elif self._write_queue is not None:
@@ -110,13 +111,18 @@ class UnitOfWork:
             session.commit()
             return result, dict(session.info)
 
+    def _read(self, work: Callable[[Session], T]) -> tuple[T, dict[str, Any]]:
+        """Run a brief read: in autocommit, with nothing to commit."""
+        with self._sessions() as session:
+            return work(session), dict(session.info)
+
 
 def unit_of_work(request: Request, *, write: bool = True, brief: bool = False) -> UnitOfWork:
     """Build the request's unit of work (a write one takes SQLite's write lock up front).
 
     `brief` marks a read found by key through an index and bounded by one learner's own
     rows (a tally, an attempt's marks, who a session belongs to, the learner's dashboard):
-    on a SQLite file it runs on the event loop (`Database.brief_sessions`), where it costs
+    on a SQLite file it runs on the event loop (`Database.brief_session`), where it costs
     less than a trip to a thread, and far less than threads taking turns on the GIL when
     several run at once. Anything that scans the library or other learners' rows, ranks, or
     may wait stays in the thread pool. On PostgreSQL, while the application runs, every unit
@@ -128,7 +134,7 @@ def unit_of_work(request: Request, *, write: bool = True, brief: bool = False) -
     if write:
         return UnitOfWork(db.write_sessions, request.app.state.cache, db.write_queue)
     if brief and db.brief_sessions is not None:
-        return UnitOfWork(db.brief_sessions, request.app.state.cache, on_loop=True)
+        return UnitOfWork(db.brief_session, request.app.state.cache, on_loop=True)
     return UnitOfWork(db.read_sessions, request.app.state.cache)
 
 
