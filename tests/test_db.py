@@ -11,12 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event, func, select, text
+from sqlalchemy import bindparam, event, func, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.accounts.service import create_user
-from app.db import Database, FifoLock, ensure_power, utcnow
+from app.db import Database, FifoLock, Prepared, ensure_power, utcnow
 from app.migrate import upgrade
 from app.progress.models import PracticeAnswer
 from app.progress.service import Answer, record_answers
@@ -442,3 +442,36 @@ def test_sqlite_without_math_functions_gets_a_power_of_its_own():
     built_in.functions.append("-")  # this one answers power() itself
     ensure_power(built_in)
     assert built_in.functions == ["-"]
+
+
+def test_a_prepared_read_gives_the_rows_sqlalchemy_gives(seeded):
+    from app.content import queries
+    from app.content.models import Question
+
+    listing = (
+        select(Question.id, Question.key, Question.stem_md)
+        .where(Question.set_id == bindparam("set_id"), Question.kind == "single")
+        .order_by(Question.id)
+        .limit(3)
+    )
+    with seeded.session_scope() as session:
+        set_id, ids = session.scalar(select(Question.set_id)), session.scalars(select(Question.id))
+        expected = [tuple(row) for row in session.execute(listing, {"set_id": set_id})]
+        assert len(expected) == 3
+        assert Prepared(listing).rows(session, set_id=set_id) == expected
+        for question_id in ids:  # the question page's own statements, with every kind of value
+            for prepared in (queries._QUESTION_ROWS, queries._NOTE_LINKS):
+                found = prepared.rows(session, question_id=question_id)
+                params = {"question_id": question_id}
+                assert found == [tuple(row) for row in session.execute(prepared.statement, params)]
+        assert queries._HEAD_WIDTH + len(queries._Part._fields) == len(
+            queries._QUESTION_ROWS.statement.selected_columns
+        )
+
+
+def test_a_prepared_read_refuses_values_rendered_when_it_runs(seeded):
+    from app.content.models import Question
+
+    joined = select(func.aggregate_strings(Question.key, ","))  # its separator is one
+    with seeded.session_scope() as session, pytest.raises(ValueError, match="rendered when"):
+        Prepared(joined).rows(session)

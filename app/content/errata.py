@@ -21,6 +21,7 @@ from sqlalchemy import (
     Text,
     cast,
     func,
+    literal_column,
     select,
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
@@ -96,8 +97,9 @@ def open_errata_column(target: Any) -> Any:
     One column of a query the page runs anyway, so showing errata costs no extra statement.
     """
     entry = cast(ProblemReport.id, String) + SEP + ProblemReport.kind + SEP + ProblemReport.text
+    # the separator written into the statement, not bound when it runs: see `Prepared`
     return (
-        select(func.aggregate_strings(entry, END))
+        select(func.aggregate_strings(entry, literal_column(f"'{END}'")))  # type: ignore[arg-type]
         .where(target, ProblemReport.status == "open", ProblemReport.erratum.is_(True))
         .scalar_subquery()
     )

@@ -184,7 +184,7 @@ def render_inline(markdown: str) -> str:
 _TAG = re.compile(r"<[^>]*>")
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=4096)  # one per note section pages link to: a large library has thousands
 def excerpt(markdown: str, limit: int = 160) -> str:
     """Return the start of some Markdown as plain text (to be escaped), cut after a word."""
     text = html.unescape(" ".join(_TAG.sub(" ", render(markdown)).split()))

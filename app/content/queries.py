@@ -1,6 +1,7 @@
 """Read queries behind the content pages and API; each returns plain read models."""
 
 from collections import Counter
+from typing import NamedTuple
 
 from sqlalchemy import (
     Select,
@@ -53,6 +54,7 @@ from app.content.read_models import (
     TopicView,
 )
 from app.content.service import is_fixed_choice
+from app.db import Prepared
 
 
 class _Tree:
@@ -379,17 +381,18 @@ def note(session: Session, slug: str) -> NoteView:
 def question(session: Session, question_id: int) -> QuestionView:
     """Gather a question with its choices, references, note links and neighbours in its set
     (two queries)."""
-    rows = session.connection().execute(_QUESTION_ROWS, {"question_id": question_id}).all()
+    rows = _QUESTION_ROWS.rows(session, question_id=question_id)
     if not rows:
         raise NotFound(f"There is no question number {question_id}.")
-    found = rows[0]
+    found = _Head(*rows[0][:_HEAD_WIDTH])
+    parts = [_Part(*row[_HEAD_WIDTH:]) for row in rows]
     return QuestionView(
         id=found.id,
         key=found.key,
         kind=found.kind,
         revision=found.revision,
         set=TopicRef(found.set_slug, found.set_title),
-        topic=TopicRef(found.topic_slug, found.topic_title) if found.topic_slug else None,
+        topic=TopicRef(found.topic_slug, found.topic_title) if found.topic_title else None,
         position=found.ordinal,
         total=found.question_count,
         stem_md=found.stem_md,
@@ -398,12 +401,12 @@ def question(session: Session, question_id: int) -> QuestionView:
         explanation_html=render(found.explanation_md) if found.explanation_md else "",
         choices=tuple(
             ChoiceView(r.part_id, r.part_position, render_inline(r.text), is_fixed_choice(r.text))
-            for r in rows
+            for r in parts
             if r.part == "choice"
         ),
         links=_note_links(session, found.id),
         references=tuple(
-            ReferenceView(r.url, r.text, r.version) for r in rows if r.part == "reference"
+            ReferenceView(r.url, r.text, r.version) for r in parts if r.part == "reference"
         ),
         previous_id=found.previous_id,
         next_id=found.next_id,
@@ -490,10 +493,42 @@ def _question_parts() -> Subquery:
     return union_all(choices, references).subquery("part")
 
 
-_QUESTION_ROWS = _question_rows()  # built once: building it costs more than running it
+_QUESTION_ROWS = Prepared(_question_rows())  # built once: building costs more than running it
 
 
-_NOTE_LINKS = (
+class _Head(NamedTuple):
+    id: int
+    key: str
+    kind: str
+    revision: int
+    stem_md: str
+    explanation_md: str
+    set_slug: str
+    set_title: str
+    topic_slug: str
+    topic_title: str | None  # with the slug, NULL for a question without a topic
+    previous_id: int | None
+    next_id: int | None
+    ordinal: int
+    question_count: int
+    errata: str | None
+
+
+_HEAD_WIDTH = len(_Head._fields)  # the parts' columns follow the head's in each row
+
+
+class _Part(NamedTuple):
+    """A choice or a reference (all NULL in the one row of a question with neither)."""
+
+    part: str | None
+    part_id: int
+    part_position: int
+    text: str
+    url: str
+    version: str | None
+
+
+_NOTE_LINKS = Prepared(
     select(
         Note.slug,
         Note.title,
@@ -513,8 +548,11 @@ _NOTE_LINKS = (
 
 
 def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
-    rows = session.connection().execute(_NOTE_LINKS, {"question_id": question_id}).all()
-    return tuple(NoteLink(*row[:-2], excerpt=excerpt(row[-1]), section_id=row[-2]) for row in rows)
+    rows = _NOTE_LINKS.rows(session, question_id=question_id)
+    return tuple(
+        NoteLink(slug, title, anchor, heading, origin, score, excerpt(body), section_id)
+        for slug, title, anchor, heading, origin, score, section_id, body in rows
+    )
 
 
 def questions_page(
