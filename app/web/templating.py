@@ -1,13 +1,14 @@
 """Jinja2 templates, and rendering a whole page or one named block of it (for htmx)."""
 
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
+from fastapi.routing import APIRoute
 from fastapi.templating import Jinja2Templates
-from starlette.routing import Mount, NoMatchFound, Router
+from starlette.routing import PARAM_FORMAT_REGEX, Mount, NoMatchFound, Route, Router
 
 from app.config import PROJECT_ROOT
 from app.web.static import static_url
@@ -18,7 +19,29 @@ templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 _paths: dict[tuple[Any, ...], str] = {}
 _routers: list[Router] = []
 _by_name: dict[str, Any] = {}  # the first route of each name, asked directly
+_formats: dict[str, "_PathFormat"] = {}  # the same routes' paths, filled in without the router
 _PATHS_LIMIT = 50_000
+
+
+class _PathFormat:
+    """A route's path with its parameters filled in as the route itself would fill them.
+
+    Asking the route costs several times as much (it checks the name and compares the
+    parameters as sets): a question page names a few question ids of its own each time.
+    """
+
+    def __init__(self, path_format: str, convertors: Mapping[str, Any]) -> None:
+        self.parts = PARAM_FORMAT_REGEX.split(path_format)
+        self.convertors = dict(convertors)
+
+    def fill(self, params: dict[str, Any]) -> str | None:
+        """The path for exactly these parameters, or None for any other set of them."""
+        if len(params) != len(self.convertors) or not all(k in self.convertors for k in params):
+            return None
+        parts = self.parts[:]
+        for i in range(1, len(parts), 2):
+            parts[i] = self.convertors[parts[i]].to_string(params[parts[i]])
+        return "".join(parts)
 
 
 def bind_routes(router: Router) -> None:
@@ -26,8 +49,16 @@ def bind_routes(router: Router) -> None:
     _routers[:] = [router]
     _paths.clear()
     _by_name.clear()
+    _formats.clear()
     for route in _named_routes(router.routes):
-        _by_name.setdefault(route.name, route)
+        if route.name in _by_name:
+            continue
+        _by_name[route.name] = route
+        own = route if isinstance(route, Route) else None
+        if isinstance(getattr(route, "original_route", None), APIRoute):
+            own = route  # FastAPI's view of an included route: it fills its own path in
+        if own is not None:
+            _formats[route.name] = _PathFormat(own.path_format, own.param_convertors)
 
 
 def _named_routes(routes: Iterable[Any]) -> Iterator[Any]:
@@ -59,6 +90,10 @@ def url_for(name: str, /, **params: Any) -> str:
 
 
 def _path_for(name: str, params: dict[str, Any]) -> Any:
+    path_format = _formats.get(name)
+    path = path_format.fill(params) if path_format is not None else None
+    if path is not None:
+        return path
     route = _by_name.get(name)
     if route is not None:
         try:

@@ -82,3 +82,14 @@ def test_url_for_asks_each_route_as_the_router_would(app):
         expected = str(app.router.url_path_for(route.name, **params))
         templating._paths.clear()
         assert templating.url_for(route.name, **params) == expected
+
+
+def test_url_for_refuses_the_parameters_the_router_refuses(app):
+    from starlette.routing import NoMatchFound
+
+    from app.web.templating import url_for
+
+    assert url_for("question", question_id=12) == "/questions/12"
+    for params in ({}, {"question_id": 12, "page": 2}, {"slug": "x"}):
+        with pytest.raises(NoMatchFound):
+            url_for("question", **params)
