@@ -398,7 +398,6 @@ def question(session: Session, question_id: int) -> QuestionView:
         stem_md=found.stem_md,
         stem_html=render(found.stem_md),
         explanation_md=found.explanation_md,
-        explanation_html=render(found.explanation_md) if found.explanation_md else "",
         choices=tuple(
             ChoiceView(r.part_id, r.part_position, render_inline(r.text), is_fixed_choice(r.text))
             for r in parts

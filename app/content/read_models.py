@@ -6,6 +6,7 @@ None of them carries an answer key: grading reads it from the database (see `ser
 from dataclasses import dataclass
 
 from app.content.errata import Erratum
+from app.content.markdown import render
 
 
 @dataclass(frozen=True)
@@ -213,13 +214,17 @@ class QuestionView:
     stem_md: str
     stem_html: str
     explanation_md: str
-    explanation_html: str
     choices: tuple[ChoiceView, ...]
     links: tuple[NoteLink, ...]
     references: tuple[ReferenceView, ...]
     previous_id: int | None
     next_id: int | None
     errata: tuple[Erratum, ...] = ()  # open errata, shown on the question
+
+    @property
+    def explanation_html(self) -> str:
+        """The explanation, rendered when a page shows it (after an answer), not on every load."""
+        return render(self.explanation_md) if self.explanation_md else ""
 
     @property
     def stem_inline_html(self) -> str:
