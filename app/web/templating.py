@@ -8,6 +8,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.routing import APIRoute
 from fastapi.templating import Jinja2Templates
+from jinja2.runtime import Macro
 from starlette.routing import PARAM_FORMAT_REGEX, Mount, NoMatchFound, Route, Router
 
 from app.config import PROJECT_ROOT
@@ -109,6 +110,14 @@ templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True
 # Templates change only with a deploy, which restarts the process: no stat() per render.
 templates.env.auto_reload = False
+
+# The shared components (components/macros.html: breadcrumbs, pagers, fields, ...) are there
+# for every template, and for every block rendered on its own (htmx), without an import:
+# an import costs more than most of what a page renders, on every render.
+_components = templates.env.get_template("components/macros.html").module
+templates.env.globals.update(
+    (name, value) for name, value in vars(_components).items() if isinstance(value, Macro)
+)
 
 
 # Messages shown after a redirect: the URL names one of these, so no state is kept anywhere
