@@ -49,6 +49,7 @@ def bind_routes(router: Router) -> None:
     """Give url_for the route table (every app the factory builds has the same routes)."""
     _routers[:] = [router]
     _paths.clear()
+    vars(paths).clear()
     _by_name.clear()
     _formats.clear()
     for route in _named_routes(router.routes):
@@ -104,7 +105,33 @@ def _path_for(name: str, params: dict[str, Any]) -> Any:
     return _routers[0].url_path_for(name, **params)
 
 
+class _Paths:
+    """The path of each route that takes no parameters, as an attribute: `paths.home`.
+
+    A page names a dozen of them (the header's links); an attribute costs a template a
+    fraction of a call. Each is asked of `url_for` once, then kept as an attribute.
+    """
+
+    def __getattr__(self, name: str) -> str:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        path = url_for(name)
+        setattr(self, name, path)
+        return path
+
+
+class _Assets(dict[str, str]):
+    """The URL of each static file, by its name: `assets['app.css']` (see `static_url`)."""
+
+    def __missing__(self, path: str) -> str:
+        url = self[path] = static_url(path)
+        return url
+
+
+paths, assets = _Paths(), _Assets()
 templates.env.globals["url_for"] = url_for
+templates.env.globals["paths"] = paths
+templates.env.globals["assets"] = assets
 templates.env.globals["app_name"] = "Studyhall"
 templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True

@@ -93,3 +93,18 @@ def test_url_for_refuses_the_parameters_the_router_refuses(app):
     for params in ({}, {"question_id": 12, "page": 2}, {"slug": "x"}):
         with pytest.raises(NoMatchFound):
             url_for("question", **params)
+
+
+def test_pages_name_routes_and_static_files_as_url_for_would(app):
+    from starlette.routing import NoMatchFound
+
+    from app.web import templating
+    from app.web.static import static_url
+
+    names = [r.name for r in templating._named_routes(app.router.routes) if not r.param_convertors]
+    assert len(names) > 20
+    for name in names:
+        assert getattr(templating.paths, name) == templating.url_for(name)
+    assert templating.assets["app.css"] == static_url("app.css") != "/static/app.css"
+    with pytest.raises(NoMatchFound):
+        templating.paths.no_such_route  # noqa: B018
