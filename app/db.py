@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import DateTime, Engine, MetaData, Select, TypeDecorator, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -517,10 +517,13 @@ class Prepared:
         if dialect.is_async or watched:
             return [tuple(row) for row in connection.execute(self.statement, values)]
         sql, arrange = self._compiled.get(dialect.name) or self._compile(dialect)
+        params = arrange(values)
         cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            cursor.execute(sql, arrange(values))
+            cursor.execute(sql, params)
             return cursor.fetchall()
+        except dialect.loaded_dbapi.Error as exc:  # raised as SQLAlchemy would raise it
+            raise DBAPIError.instance(sql, params, exc, dialect.loaded_dbapi.Error) from exc
         finally:
             cursor.close()
 

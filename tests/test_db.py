@@ -475,3 +475,12 @@ def test_a_prepared_read_refuses_values_rendered_when_it_runs(seeded):
     joined = select(func.aggregate_strings(Question.key, ","))  # its separator is one
     with seeded.session_scope() as session, pytest.raises(ValueError, match="rendered when"):
         Prepared(joined).rows(session)
+
+
+def test_a_failed_prepared_read_raises_what_sqlalchemy_raises(db):
+    from sqlalchemy import literal_column, table
+    from sqlalchemy.exc import DBAPIError
+
+    missing = select(literal_column("1")).select_from(table("no_such_table"))
+    with db.session_scope() as session, pytest.raises(DBAPIError, match="no_such_table"):
+        Prepared(missing).rows(session)
