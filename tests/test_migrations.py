@@ -91,46 +91,74 @@ def test_tokens_made_before_expiry_existed_expire_90_days_after_creation(empty_u
         engine.dispose()
 
 
-def test_search_index_covers_content_from_before_it_and_goes_on_downgrade(empty_url):
-    upgrade(empty_url, "0004")
-    engine = create_engine(empty_url)
+def _add_content(url: str, n: int, word: str) -> None:
+    """Question n (stem "Which {word}?", a choice "zeppelin{n}") and note section n ("{word}")."""
+    engine = create_engine(url)
+    stamp = "'2026-01-01 00:00:00+00:00'"
+    rows = [
+        f"INSERT INTO question_set (id, slug, title, source, imported_at) VALUES ({n}, 's{n}', 'S', '', {stamp})",
+        f"INSERT INTO question (id, set_id, key, position, stem_md, explanation_md, kind, source, revision, updated_at) VALUES ({n}, {n}, '{n}', 1, 'Which {word}?', 'Entropy.', 'single', '', 1, {stamp})",
+        f"INSERT INTO choice (id, question_id, position, text_md, is_correct) VALUES ({n}, {n}, 1, 'zeppelin{n}', true)",
+        f"INSERT INTO note (id, slug, title, author, source, body_md, revision, updated_at) VALUES ({n}, 'n{n}', 'N', '', '', '## {word}', 1, {stamp})",
+        f"INSERT INTO note_section (id, note_id, position, anchor, heading, level, body_md) VALUES ({n}, {n}, 1, '{word}', '{word}', 2, 'marsupial')",
+    ]
     try:
         with engine.begin() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO question_set (id, slug, title, source, imported_at) VALUES (1, 's', 'S', '', '2026-01-01 00:00:00+00:00')"
-                )
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO question (id, set_id, key, position, stem_md, explanation_md, kind, source, revision, updated_at) VALUES (1, 1, '1', 1, 'Which calibrator?', 'Entropy.', 'single', '', 1, '2026-01-01 00:00:00+00:00')"
-                )
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO choice (id, question_id, position, text_md, is_correct) VALUES (1, 1, 1, 'zeppelin', true)"
-                )
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO note (id, slug, title, author, source, body_md, revision, updated_at) VALUES (1, 'n', 'N', '', '', '## Quokka', 1, '2026-01-01 00:00:00+00:00')"
-                )
-            )
-            conn.execute(
-                text(
-                    "INSERT INTO note_section (id, note_id, position, anchor, heading, level, body_md) VALUES (1, 1, 1, 'quokka', 'Quokka', 2, 'marsupial')"
-                )
-            )
-        upgrade(empty_url)
-        db = Database(empty_url)
+            for row in rows:
+                conn.execute(text(row))
+    finally:
+        engine.dispose()
+
+
+def _found(url: str, query: str) -> tuple[list[int], list[str]]:
+    """The ids of the questions and the anchors of the note sections a search finds."""
+    db = Database(url)
+    try:
         with db.session_scope() as session:
-            assert [q.id for q in search(session, "calibrator zeppelin entropy").questions] == [1]
-            assert [n.anchor for n in search(session, "quokka marsupial").notes] == ["quokka"]
+            results = search(session, query)
+            return [q.id for q in results.questions], [n.anchor for n in results.notes]
+    finally:
         db.dispose()
-        command.downgrade(alembic_config(empty_url), "0004")
+
+
+def test_search_index_covers_content_from_before_it_and_goes_on_downgrade(empty_url):
+    upgrade(empty_url, "0004")
+    _add_content(empty_url, 1, "calibrator")
+    upgrade(empty_url)
+    assert _found(empty_url, "calibrator zeppelin1 entropy") == ([1], [])
+    assert _found(empty_url, "calibrator marsupial") == ([], ["calibrator"])
+    command.downgrade(alembic_config(empty_url), "0004")
+    engine = create_engine(empty_url)
+    try:
         assert not [name for name in inspect(engine).get_table_names() if is_index_table(name)]
     finally:
         engine.dispose()
+
+
+def test_search_index_keeps_its_rows_and_triggers_across_its_per_kind_tables(empty_url):
+    """SQLite's index moves from one table to one per kind (0016) and back, rows and all."""
+    upgrade(empty_url)
+    _add_content(empty_url, 1, "calibrator")
+    command.downgrade(alembic_config(empty_url), "0015")
+    _add_content(empty_url, 2, "quokka")  # indexed by the one table's triggers
+    engine = create_engine(empty_url)
+    try:
+        with engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                sql = "SELECT rowid FROM search_index WHERE search_index MATCH :word ORDER BY rowid"
+                expected = [[1, (1 << 40) + 1], [2, (1 << 40) + 2]]
+            else:
+                sql = "SELECT id FROM search_index WHERE document @@ plainto_tsquery('english', :word) ORDER BY id"
+                expected = [[2, 3], [4, 5]]
+            for word, rows in zip(("calibrator", "quokka"), expected, strict=True):
+                assert list(conn.execute(text(sql), {"word": word}).scalars()) == rows
+    finally:
+        engine.dispose()
+    upgrade(empty_url)
+    _add_content(empty_url, 3, "wombat")
+    for n, word in ((1, "calibrator"), (2, "quokka"), (3, "wombat")):
+        assert _found(empty_url, word) == ([n], [word])
+        assert _found(empty_url, f"zeppelin{n} entropy") == ([n], [])
 
 
 def test_every_search_trigger_survives_the_whole_chain(empty_url):

@@ -1,28 +1,18 @@
-"""The search index: a table the migrations own, outside the ORM's metadata.
+"""The search index: tables the migrations own, outside the ORM's metadata.
 
-On SQLite it is an FTS5 virtual table (which keeps shadow tables beside it), on PostgreSQL a
-table with a generated tsvector column and a GIN index. Triggers on the content tables keep
-it up to date. On SQLite a question is row `id` and a note section row `SECTION_ROWS + id`
-(migration 0011), so each kind is one range of rows the index reads alone; on PostgreSQL a
-question is row 2 * id and a note section row 2 * id + 1, each with its own id column.
+On SQLite it is two FTS5 virtual tables (each keeps shadow tables beside it), one per kind,
+so a kind's ranking weighs words by that kind's rows alone: row `id` of
+`search_index_question` is question `id`, row `id` of `search_index_section` note section
+`id` (migration 0016). On PostgreSQL it is one table with a generated tsvector column and a
+GIN index: a question is row 2 * id and a note section row 2 * id + 1, each with its own id
+column. Triggers on the content tables keep it up to date.
 """
 
 INDEX_TABLE = "search_index"
+QUESTION_INDEX = "search_index_question"  # SQLite
+SECTION_INDEX = "search_index_section"  # SQLite
 
 
 def is_index_table(name: str) -> bool:
     """Tell whether a table belongs to the search index (its FTS5 shadow tables included)."""
     return name == INDEX_TABLE or name.startswith(f"{INDEX_TABLE}_")
-
-
-SECTION_ROWS = 1 << 40  # SQLite: note sections come after every question row there can be
-
-
-def question_row(question_id: int) -> int:
-    """The SQLite index row of a question."""
-    return question_id
-
-
-def section_row(section_id: int) -> int:
-    """The SQLite index row of a note section."""
-    return SECTION_ROWS + section_id

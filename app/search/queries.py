@@ -3,26 +3,26 @@
 Each group is found in short steps: how many match (counted up to TOTAL_CAP); one page of
 matching rows, best first; the highlighted title and snippet of that page's rows.
 
-On SQLite, ranking is what costs: bm25() first weighs each word by every row of the index
-that holds it (milliseconds for a common word, and again for each kind), then runs once per
-row it ranks, about 1.5 µs a row. A kind matching at most TOTAL_CAP rows is ranked whole; one
+On SQLite, ranking is what costs: bm25() first weighs each word by every row of the kind's
+table that holds it (a millisecond for a word in most questions), then runs once per row it
+ranks, about 1.5 µs a row. A kind matching at most TOTAL_CAP rows is ranked whole; one
 matching more is too broad for a ranking to mean much, and is not ranked: its page is the
 rows with every word in the title first, then the others, in the index's order (the results
-say so; a second word narrows the search). Each kind of row is a range of the index, so a
-kind is read alone: the first matches' row ids count them and give the range, and one query
-over that range returns the page with its highlights (FTS5 sorts by rank itself and keeps
-each row's matches, so highlighting the page reads nothing again).
+say so; a second word narrows the search). Without a topic, a ranked page and its highlights
+come from one query (FTS5 sorts by rank itself and keeps each row's matches, so highlighting
+the page reads nothing again); otherwise the page's row ids come first and only those rows
+are highlighted.
 """
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
 from app.content.read_models import TopicRef
-from app.search.models import SECTION_ROWS
+from app.search.models import QUESTION_INDEX, SECTION_INDEX
 from app.search.read_models import NoteHit, QuestionHit
 from app.search.terms import START, STOP, Term, marked_html
 
@@ -46,15 +46,24 @@ _SECTION_COLUMNS = "n.slug, n.title, ns.anchor, t.slug, t.title"
 class Backend:
     """Finds and highlights matches; subclasses hold the SQL of one database."""
 
-    page_sql = ""  # {join} {kind} {topic}: one page of rows, best first
-    count_sql = ""  # {join} {kind} {topic}: how many rows match, up to :cap + 1
-    highlight_sql = ""  # {join} {columns}: (row, columns..., title, snippet) of given rows
-    page_row = highlight_row = ""  # the index row's id in the page and highlight SQL
-    question_kind = section_kind = ""  # which rows are questions, which sections
+    # The SQL is written with {index}: the kind's index table, {join}: the content tables
+    # (with a topic only), {kind}: which rows of the index are of the kind, {topic}: the
+    # topic's filter.
+    page_sql = ""  # one page of index row ids, best first
+    count_sql = ""  # how many rows match, up to :cap + 1
+    highlight_sql = ""  # {columns}: (row, columns..., title, snippet) of the rows :rows
     ranks_all = True  # False: a kind with more than TOTAL_CAP matches is not ranked
 
-    def content_id(self, kind: str, row: str) -> str:
-        """The id of the question or section an index row (written `row`) stands for."""
+    def index(self, kind: str) -> str:
+        """The table of the index holding a kind's rows."""
+        raise NotImplementedError
+
+    def kind_rows(self, kind: str) -> str:
+        """The condition on the index's rows that keeps a kind's."""
+        raise NotImplementedError
+
+    def content_id(self, kind: str) -> str:
+        """The SQL of the question or section id an index row stands for."""
         raise NotImplementedError
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
@@ -90,34 +99,37 @@ class Backend:
         limit: int,
     ) -> tuple[list[tuple[Any, ...]], int]:
         """One page of highlighted rows of a kind, best first, and how many match."""
-        rows, total = self._page(session, terms, kind, topics, limit)
-        return self._highlighted(session, terms, kind, rows), total
+        params = self._params(terms, topics, limit)
+        rows = session.scalars(self._statement(self.page_sql, kind, topics), params).all()
+        if len(rows) < limit:
+            total = len(rows)  # all of them: no need to count
+        else:
+            total = session.scalar(self._statement(self.count_sql, kind, topics), params) or 0
+        return self._highlighted(session, terms, kind, list(rows)), total
 
-    def _page(
-        self,
-        session: Session,
-        terms: Sequence[Term],
-        kind: str,
-        topics: list[int] | None,
-        limit: int,
-    ) -> tuple[list[int], int]:
+    def _params(
+        self, terms: Sequence[Term], topics: list[int] | None, limit: int
+    ) -> dict[str, Any]:
         params = {**self.params(terms), "limit": limit, "cap": TOTAL_CAP}
         if topics is not None:
             params["topics"] = topics
-        rows = session.scalars(self._statement(self.page_sql, kind, topics), params).all()
-        if len(rows) < limit:
-            return list(rows), len(rows)  # all of them: no need to count
-        total = session.scalar(self._statement(self.count_sql, kind, topics), params) or 0
-        return list(rows), total
+        return params
 
-    def _statement(self, sql: str, kind: str, topics: list[int] | None) -> Any:
-        """Fill in the joins and filters of one kind of row (and a topic's, when given)."""
+    def _statement(
+        self, sql: str, kind: str, topics: list[int] | None, *, columns: bool = False
+    ) -> Any:
+        """Fill in the tables and filters of one kind of row (and a topic's, when given).
+
+        With `columns`, the content tables are joined for the page's {columns}.
+        """
         owner = "q" if kind == "question" else "n"
         topic = f"AND {owner}.topic_id IN :topics" if topics is not None else ""
         statement = text(
             sql.format(
-                join=self._join(kind, self.page_row) if topics is not None else "",
-                kind=self._kind(kind),
+                index=self.index(kind),
+                join=self._join(kind) if topics is not None or columns else "",
+                columns=_columns(kind),
+                kind=self.kind_rows(kind),
                 topic=topic,
             )
         )
@@ -125,26 +137,26 @@ class Backend:
             statement = statement.bindparams(bindparam("topics", expanding=True))
         return statement
 
-    def _kind(self, kind: str) -> str:
-        return self.question_kind if kind == "question" else self.section_kind
-
-    def _join(self, kind: str, row: str) -> str:
+    def _join(self, kind: str) -> str:
         template = _QUESTION if kind == "question" else _SECTION
-        return template.format(id=self.content_id(kind, row))
+        return template.format(id=self.content_id(kind))
 
     def _highlighted(
         self, session: Session, terms: Sequence[Term], kind: str, rows: list[int]
     ) -> list[tuple[Any, ...]]:
         if not rows:
             return []
-        columns = _QUESTION_COLUMNS if kind == "question" else _SECTION_COLUMNS
-        sql = self.highlight_sql.format(join=self._join(kind, self.highlight_row), columns=columns)
-        statement = text(sql).bindparams(bindparam("rows", expanding=True))
+        statement = self._statement(self.highlight_sql, kind, None, columns=True)
+        statement = statement.bindparams(bindparam("rows", expanding=True))
         found = {
             row[0]: _marked(row)
             for row in session.execute(statement, {**self.params(terms), "rows": rows})
         }
         return [found[row] for row in rows if row in found]
+
+
+def _columns(kind: str) -> str:
+    return _QUESTION_COLUMNS if kind == "question" else _SECTION_COLUMNS
 
 
 def _marked(row: Any) -> tuple[Any, ...]:
@@ -153,66 +165,59 @@ def _marked(row: Any) -> tuple[Any, ...]:
 
 
 class SQLiteBackend(Backend):
-    # Run for a kind matching at most TOTAL_CAP rows only: bm25() runs once a match.
-    page_sql = """
-        SELECT search_index.rowid FROM search_index {join}
-        WHERE search_index MATCH :match AND {kind} {topic}
-        ORDER BY bm25(search_index, 3.0, 1.0), search_index.rowid
-        LIMIT :limit
-    """
+    """One FTS5 table per kind; a row's id is its question's or section's."""
+
     count_sql = """
         SELECT count(*) FROM (
-            SELECT 1 FROM search_index {join}
-            WHERE search_index MATCH :match AND {kind} {topic}
+            SELECT 1 FROM {index} {join}
+            WHERE {index} MATCH :match {topic}
             LIMIT :cap + 1
         )
     """
+    # Run for at most TOTAL_CAP matches only: bm25() runs once a match.
+    page_sql = """
+        SELECT {index}.rowid FROM {index} {join}
+        WHERE {index} MATCH :match {topic}
+        ORDER BY bm25({index}, 3.0, 1.0), {index}.rowid
+        LIMIT :limit
+    """
+    # The rows not yet shown (a page with every term in the title comes first), in index order.
     unranked_sql = """
-        SELECT search_index.rowid FROM search_index {join}
-        WHERE search_index MATCH :match AND {kind} {topic}
+        SELECT {index}.rowid, {columns},
+               highlight({index}, 0, :start, :stop),
+               snippet({index}, 1, :start, :stop, '…', :words)
+        FROM {index} {join}
+        WHERE {index} MATCH :match {topic} AND {index}.rowid NOT IN :shown
         LIMIT :limit
     """
     highlight_sql = """
-        SELECT search_index.rowid, {columns},
-               highlight(search_index, 0, :start, :stop),
-               snippet(search_index, 1, :start, :stop, '…', :words)
-        FROM search_index {join}
-        WHERE search_index MATCH :match AND search_index.rowid IN :rows
+        SELECT {index}.rowid, {columns},
+               highlight({index}, 0, :start, :stop),
+               snippet({index}, 1, :start, :stop, '…', :words)
+        FROM {index} {join}
+        WHERE {index} MATCH :match AND {index}.rowid IN :rows
     """
-    first_rows_sql = """
-        SELECT count(*), min(id), max(id) FROM (
-            SELECT search_index.rowid AS id FROM search_index
-            WHERE search_index MATCH :match AND {kind}
-            LIMIT :cap + 1
-        )
-    """
-    # FTS5 consumes ORDER BY rank itself: it ranks the range, then reads the page's rows
+    # FTS5 consumes ORDER BY rank itself: it ranks the matches, then reads the page's rows
     # (with their matches, for highlighting) from its sorter.
     ranked_sql = """
-        SELECT search_index.rowid, {columns},
-               highlight(search_index, 0, :start, :stop),
-               snippet(search_index, 1, :start, :stop, '…', :words)
-        FROM search_index {join}
-        WHERE search_index MATCH :match AND rank MATCH 'bm25(3.0, 1.0)'
-          AND search_index.rowid BETWEEN :low AND :high
+        SELECT {index}.rowid, {columns},
+               highlight({index}, 0, :start, :stop),
+               snippet({index}, 1, :start, :stop, '…', :words)
+        FROM {index} {join}
+        WHERE {index} MATCH :match AND rank MATCH 'bm25(3.0, 1.0)'
         ORDER BY rank
         LIMIT :limit
     """
-    unranked_highlighted_sql = """
-        SELECT search_index.rowid, {columns},
-               highlight(search_index, 0, :start, :stop),
-               snippet(search_index, 1, :start, :stop, '…', :words)
-        FROM search_index {join}
-        WHERE search_index MATCH :match AND {kind}
-        LIMIT :limit
-    """
-    page_row = highlight_row = "search_index.rowid"
-    question_kind = f"search_index.rowid < {SECTION_ROWS}"
-    section_kind = f"search_index.rowid >= {SECTION_ROWS}"
     ranks_all = False
 
-    def content_id(self, kind: str, row: str) -> str:
-        return row if kind == "question" else f"{row} - {SECTION_ROWS}"
+    def index(self, kind: str) -> str:
+        return QUESTION_INDEX if kind == "question" else SECTION_INDEX
+
+    def kind_rows(self, kind: str) -> str:
+        return "1"  # every row of the kind's table
+
+    def content_id(self, kind: str) -> str:
+        return f"{self.index(kind)}.rowid"
 
     def _found(
         self,
@@ -222,73 +227,31 @@ class SQLiteBackend(Backend):
         topics: list[int] | None,
         limit: int,
     ) -> tuple[list[tuple[Any, ...]], int]:
-        """Without a topic: count the first matches, then one query for the highlighted page."""
-        if topics is not None:  # the topic is in other tables: rank what passes the join
-            return super()._found(session, terms, kind, topics, limit)
-        params = {**self.params(terms), "limit": limit, "cap": TOTAL_CAP}
-        first = self._statement(self.first_rows_sql, kind, None)
-        total, low, high = session.execute(first, params).one()
+        """Count first: rank at most TOTAL_CAP matches, or take the title's first of more."""
+        params = self._params(terms, topics, limit)
+        total = session.scalar(self._statement(self.count_sql, kind, topics), params) or 0
         if not total:
             return [], 0
-        columns = _QUESTION_COLUMNS if kind == "question" else _SECTION_COLUMNS
-        join = self._join(kind, "search_index.rowid")
-        if total <= TOTAL_CAP:
-            ranked = text(self.ranked_sql.format(join=join, columns=columns))
-            rows = session.execute(ranked, params | {"low": low, "high": high}).all()
-        else:
-            sql = self.unranked_highlighted_sql.format(
-                join=join, columns=columns, kind=self._kind(kind)
-            )
-            unranked = text(sql)
-            rows = _title_first(
-                lambda match, count: session.execute(
-                    unranked, params | {"match": match, "limit": count}
-                ).all(),
-                params["match"],
-                limit,
-            )
-        return [_marked(row) for row in rows], total
-
-    def _page(
-        self,
-        session: Session,
-        terms: Sequence[Term],
-        kind: str,
-        topics: list[int] | None,
-        limit: int,
-    ) -> tuple[list[int], int]:
-        """Count first: rank at most TOTAL_CAP matches, or take the title's first of more."""
-        params = {**self.params(terms), "limit": limit, "cap": TOTAL_CAP, "topics": topics}
-        total = session.scalar(self._statement(self.count_sql, kind, topics), params) or 0
+        if total <= TOTAL_CAP and topics is None:
+            ranked = self._statement(self.ranked_sql, kind, None, columns=True)
+            return [_marked(row) for row in session.execute(ranked, params)], total
         if total <= TOTAL_CAP:
             page = self._statement(self.page_sql, kind, topics)
-            return list(session.scalars(page, params).all()), total
-        unranked = self._statement(self.unranked_sql, kind, topics)
-        rows = _title_first(
-            lambda match, count: [
-                (row,)
-                for row in session.scalars(unranked, params | {"match": match, "limit": count})
-            ],
-            params["match"],
-            limit,
-        )
-        return [row[0] for row in rows], total
+            rows = list(session.scalars(page, params).all())
+            return self._highlighted(session, terms, kind, rows), total
+        unranked = self._statement(self.unranked_sql, kind, topics, columns=True)
+        unranked = unranked.bindparams(bindparam("shown", expanding=True))
+        match = params["match"]
+        titled = {"match": f"({match}) AND title : ({match})", "shown": []}
+        found = list(session.execute(unranked, params | titled))
+        if len(found) < limit:
+            shown = [row[0] for row in found]
+            more = {"shown": shown, "limit": limit - len(found)}
+            found += session.execute(unranked, params | more).all()
+        return [_marked(row) for row in found], total
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
         return {"match": fts5_query(terms), "start": START, "stop": STOP, "words": SNIPPET_WORDS}
-
-
-def _title_first(run: Callable[[str, int], Sequence[Any]], match: str, limit: int) -> list[Any]:
-    """Rows (row id first) with every term in the title first, then the others, in index order.
-
-    `run(match, count)` returns up to count rows matching an FTS5 query.
-    """
-    rows = list(run(f"({match}) AND title : ({match})", limit))
-    if len(rows) < limit:
-        shown = {row[0] for row in rows}
-        others = [row for row in run(match, limit + len(rows)) if row[0] not in shown]
-        rows += others[: limit - len(rows)]
-    return rows
 
 
 def fts5_query(terms: Sequence[Term]) -> str:
@@ -320,15 +283,19 @@ class PostgresBackend(Backend):
         FROM ({tsquery}) AS query (tsq) CROSS JOIN search_index AS s {join}
         WHERE s.id IN :rows
     """
-    page_row = highlight_row = "s.id"
-    question_kind, section_kind = "s.question_id IS NOT NULL", "s.section_id IS NOT NULL"
     _title_options = f'StartSel="{START}", StopSel="{STOP}", HighlightAll=true'
     _body_options = (
         f'StartSel="{START}", StopSel="{STOP}", MaxWords={SNIPPET_WORDS}, MinWords=8, '
         'MaxFragments=2, FragmentDelimiter=" … "'
     )
 
-    def content_id(self, kind: str, row: str) -> str:
+    def index(self, kind: str) -> str:
+        return "search_index"
+
+    def kind_rows(self, kind: str) -> str:
+        return f"{self.content_id(kind)} IS NOT NULL"
+
+    def content_id(self, kind: str) -> str:
         return "s.question_id" if kind == "question" else "s.section_id"
 
     def __init__(self, terms: Sequence[Term]) -> None:

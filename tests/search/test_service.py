@@ -223,6 +223,8 @@ def test_a_kind_too_broad_to_rank_lists_title_matches_first(seeded, monkeypatch,
     assert stems[:2] == ["<mark>Quokka</mark> question 7?", "<mark>Quokka</mark> question 8?"]
     assert "<mark>quokka</mark>" in results.questions[2].snippet_html
     assert results.ranked is (seeded.engine.dialect.name != "sqlite")  # PostgreSQL ranks all
+    whole = [hit.stem_html for hit in find(seeded, "quokka", limit=10, topic=topic).questions]
+    assert len(whole) == len(set(whole)) == 8  # the title's matches are not listed again
     narrow = find(seeded, "quokka 7", topic=topic)
     assert narrow.ranked and narrow.question_total == 1
 
