@@ -41,7 +41,9 @@ from bench.run import (
 )
 
 SECTION = "search"
-CONNECTIONS = (8, 32)  # as the library benchmark; bench/run.py's goals are at these too
+# One connection: how long one search takes, with no other in the queue; 8 and 32: as the
+# library benchmark (bench/run.py's goals are at these too).
+CONNECTIONS = (1, 8, 32)
 P99_GOAL_MS = 50.0
 # Asked over and over: words in nearly every question, words of one topic, a word in no
 # question, a prefix, a phrase, and the code-like terms the seed content holds.
@@ -163,9 +165,9 @@ def section(
         f" (seed 1): {args.notes * library.SECTIONS:,} note sections; imported in"
         f" {import_s:.0f} s",
         "",
-        f"Each row is `wrk -t2 -cN -d{args.duration}s --latency` over {args.sittings}"
-        " sitting(s); ratios are to the bare app loaded first and last at each connection",
-        "count. *Repeated queries* cycle through: "
+        f"Each row is `wrk -tT -cN -d{args.duration}s --latency` (T = 2, or 1 at one connection)"
+        f" over {args.sittings} sitting(s); ratios are to the bare app loaded first and last at",
+        "each connection count. *Repeated queries* cycle through: "
         + ", ".join(f"`{q}`" for q in QUERIES)
         + ". *Distinct queries* are two words drawn at random from the library's vocabulary",
         f"({len(VOCABULARY)} words) on every request, so most are asked for the first time.",
@@ -189,7 +191,18 @@ def section(
     floor = "; ".join(
         f"{summarise(results, 'bare', c).p99_ms:.2f} ms at {c} connections" for c in CONNECTIONS
     )
+    busiest = max(CONNECTIONS)
+    costs = ", ".join(
+        f"{name.split(',')[0]} {1000 / summarise(results, name, busiest).rps:.1f} ms"
+        for name in names
+        if name.endswith("distinct queries")
+    )
     lines += [
+        "",
+        f"A fresh search keeps the worker busy for about {costs} (one over the req/s at",
+        f"{busiest} connections), so at {busiest} connections, all of them searching afresh,",
+        "each request waits for the searches queued before it: p50 is near the connections",
+        "times that cost.",
         "",
         f"The floor the machine set in this run, bare's median p99: {floor}. The machine's",
         "two cores are shared with wrk and with whatever else runs on it: when bare's own p99",
