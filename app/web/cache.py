@@ -18,6 +18,8 @@ from collections.abc import Callable, Hashable
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
+import anyio.to_thread
+from anyio import CapacityLimiter
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -39,8 +41,12 @@ class ContentCache:
         *,
         check_seconds: float = 1.0,
         max_entries: int = MAX_ENTRIES,
+        loads_at_once: int | None = None,
     ) -> None:
+        """`loads_at_once`: how many loads run at once, in threads, the others waiting their
+        turn in order of arrival (None: as many as the shared thread pool runs)."""
         self.db = db
+        self._limiter = CapacityLimiter(loads_at_once) if loads_at_once else None
         self.ttl = ttl
         self.max_entries = max_entries
         self._version_of = version_of
@@ -110,6 +116,8 @@ class ContentCache:
             sessions = self._brief_sessions(brief)
             if sessions is not None:
                 value = self._read(loader, sessions)
+            elif self._limiter is not None:
+                value = await anyio.to_thread.run_sync(self._read, loader, limiter=self._limiter)
             else:
                 value = await run_in_threadpool(self._read, loader)
             return self._keep(key, value, generation)

@@ -127,6 +127,37 @@ def test_concurrent_misses_share_one_load(db: Database):
     assert len(calls) == 1
 
 
+@pytest.mark.parametrize("limit", [1, None])
+def test_loads_past_the_limit_wait_their_turn_in_order(db: Database, limit: int | None):
+    """Each load waits a while for another to start beside it: only an unlimited cache lets one."""
+    cache = ContentCache(db, ttl=5, loads_at_once=limit)
+    another_started, lock = threading.Event(), threading.Lock()
+    started: list[int] = []
+    running = [0]
+
+    def loader(key: int):  # type: ignore[no-untyped-def]
+        def load(_session) -> int:  # type: ignore[no-untyped-def]
+            with lock:
+                if running[0]:
+                    another_started.set()
+                running[0] += 1
+                started.append(key)
+            another_started.wait(timeout=0.3)
+            with lock:
+                running[0] -= 1
+            return key
+
+        return load
+
+    async def crowd() -> list[int]:
+        return list(await asyncio.gather(*(cache.get(k, loader(k)) for k in range(4))))
+
+    assert run(crowd()) == [0, 1, 2, 3]
+    if limit == 1:
+        assert started == [0, 1, 2, 3]  # one at a time, in the order they came
+    assert another_started.is_set() is (limit is None)
+
+
 def test_a_load_started_before_clear_is_not_kept(db: Database):
     cache = ContentCache(db, ttl=60)
     calls: list[int] = []
