@@ -189,7 +189,8 @@ def section(
                 f" | {p50[len(p50) // 2]:.2f} | {r.p99_ms:.2f} | {goal}{errors} |"
             )
     floor = "; ".join(
-        f"{summarise(results, 'bare', c).p99_ms:.2f} ms at {c} connection{'s' if c != 1 else ''}" for c in CONNECTIONS
+        f"{summarise(results, 'bare', c).p99_ms:.2f} ms at {c} connection{'s' if c != 1 else ''}"
+        for c in CONNECTIONS
     )
     busiest = max(CONNECTIONS)
     costs = ", ".join(
