@@ -50,10 +50,12 @@ from app.web.templating import bind_routes
 log = logging.getLogger("studyhall")
 SEARCH_CACHE_ENTRIES = 512  # a search's results with their snippets: 5 to 20 KB
 SEARCH_CACHE_SECONDS = 60.0  # kept results are refreshed this often (when the cache is on)
-# Fresh searches run at once, each in a thread; the others wait their turn in order. Their SQL
-# runs without the GIL, so one a core keeps the cores busy; more only take turns on the GIL
-# and the cores (32 at once answered fewer a second than 2, and the last of them far later).
-SEARCHES_AT_ONCE = os.cpu_count() or 1
+# Fresh searches run at once on SQLite, each in a thread; the others wait their turn in order.
+# SQLite searches in the worker's process without the GIL, so one a core this process may use
+# keeps the cores busy; more only take turns on the GIL and the cores (32 at once answered
+# fewer a second than 2, and the last of them far later). PostgreSQL searches in its own
+# processes, while the worker's threads wait: no limit but the thread pool's.
+SEARCHES_AT_ONCE = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 SWITCH_INTERVAL_S = 0.002  # how long a thread may hold the GIL while another waits for it
 
 
@@ -114,7 +116,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         search_seconds,
         current_version,
         max_entries=SEARCH_CACHE_ENTRIES,
-        loads_at_once=SEARCHES_AT_ONCE,
+        loads_at_once=SEARCHES_AT_ONCE if db.engine.dialect.name == "sqlite" else None,
     )
     app.state.cache.followers.append(app.state.search_cache)  # a write here clears both
     app.state.load_viewer = load_viewer  # error pages show who is logged in

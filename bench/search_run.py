@@ -194,7 +194,7 @@ def section(
     )
     busiest = max(CONNECTIONS)
     costs = ", ".join(
-        f"{name.split(',')[0]} {1000 / summarise(results, name, busiest).rps:.1f} ms"
+        f"{name.split(',')[0]} {1000 / max(summarise(results, name, busiest).rps, 1e-9):.1f} ms"
         for name in names
         if name.endswith("distinct queries")
     )

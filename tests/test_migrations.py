@@ -135,30 +135,69 @@ def test_search_index_covers_content_from_before_it_and_goes_on_downgrade(empty_
         engine.dispose()
 
 
-def test_search_index_keeps_its_rows_and_triggers_across_its_per_kind_tables(empty_url):
-    """SQLite's index moves from one table to one per kind (0016) and back, rows and all."""
-    upgrade(empty_url)
-    _add_content(empty_url, 1, "calibrator")
-    command.downgrade(alembic_config(empty_url), "0015")
-    _add_content(empty_url, 2, "quokka")  # indexed by the one table's triggers
-    engine = create_engine(empty_url)
+def _run(url: str, *statements: str) -> None:
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            for statement in statements:
+                conn.execute(text(statement))
+    finally:
+        engine.dispose()
+
+
+def _one_table_rows(url: str, word: str) -> list[int]:
+    """The rows of the one-table index (migrations 0007 to 0015) holding a word."""
+    engine = create_engine(url)
     try:
         with engine.connect() as conn:
             if conn.dialect.name == "sqlite":
                 sql = "SELECT rowid FROM search_index WHERE search_index MATCH :word ORDER BY rowid"
-                expected = [[1, (1 << 40) + 1], [2, (1 << 40) + 2]]
             else:
                 sql = "SELECT id FROM search_index WHERE document @@ plainto_tsquery('english', :word) ORDER BY id"
-                expected = [[2, 3], [4, 5]]
-            for word, rows in zip(("calibrator", "quokka"), expected, strict=True):
-                assert list(conn.execute(text(sql), {"word": word}).scalars()) == rows
+            return list(conn.execute(text(sql), {"word": word}).scalars())
     finally:
         engine.dispose()
+
+
+def test_search_index_keeps_its_rows_and_triggers_across_its_per_kind_tables(empty_url):
+    """SQLite's index moves from one table to one per kind (0016) and back, rows and all."""
+    sqlite = empty_url.startswith("sqlite")
+    question, section = (
+        (lambda n: n, lambda n: (1 << 40) + n) if sqlite else (lambda n: 2 * n, lambda n: 2 * n + 1)
+    )
+    upgrade(empty_url)
+    _add_content(empty_url, 1, "calibrator")
+    _add_content(empty_url, 4, "dingo")
+    command.downgrade(alembic_config(empty_url), "0015")
+    # The one table's triggers index what is added, changed and removed
+    _add_content(empty_url, 2, "quokka")
+    _run(
+        empty_url,
+        "UPDATE question SET stem_md = 'Which platypus?' WHERE id = 4",
+        "DELETE FROM note_section WHERE id = 4",
+    )
+    assert _one_table_rows(empty_url, "calibrator") == [question(1), section(1)]
+    assert _one_table_rows(empty_url, "quokka") == [question(2), section(2)]
+    assert _one_table_rows(empty_url, "platypus") == [question(4)]
+    assert _one_table_rows(empty_url, "dingo") == []
     upgrade(empty_url)
     _add_content(empty_url, 3, "wombat")
     for n, word in ((1, "calibrator"), (2, "quokka"), (3, "wombat")):
         assert _found(empty_url, word) == ([n], [word])
         assert _found(empty_url, f"zeppelin{n} entropy") == ([n], [])
+    assert _found(empty_url, "platypus") == ([4], [])
+    assert _found(empty_url, "dingo") == ([], [])
+    # and so do the per-kind tables' triggers
+    _run(
+        empty_url,
+        "UPDATE choice SET question_id = 3, position = 2 WHERE id = 1",
+        "UPDATE note_section SET body_md = 'echidna' WHERE id = 2",
+        "DELETE FROM choice WHERE id = 4",
+        "DELETE FROM question WHERE id = 4",
+    )
+    assert _found(empty_url, "zeppelin1") == ([3], [])
+    assert _found(empty_url, "echidna") == ([], ["quokka"])
+    assert _found(empty_url, "platypus") == ([], [])
 
 
 def test_every_search_trigger_survives_the_whole_chain(empty_url):

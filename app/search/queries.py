@@ -22,7 +22,7 @@ from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
 from app.content.read_models import TopicRef
-from app.search.models import QUESTION_INDEX, SECTION_INDEX
+from app.search.models import INDEX_TABLE, QUESTION_INDEX, SECTION_INDEX
 from app.search.read_models import NoteHit, QuestionHit
 from app.search.terms import START, STOP, Term, marked_html
 
@@ -46,9 +46,9 @@ _SECTION_COLUMNS = "n.slug, n.title, ns.anchor, t.slug, t.title"
 class Backend:
     """Finds and highlights matches; subclasses hold the SQL of one database."""
 
-    # The SQL is written with {index}: the kind's index table, {join}: the content tables
-    # (with a topic only), {kind}: which rows of the index are of the kind, {topic}: the
-    # topic's filter.
+    # The SQL is written with {index}: the kind's index table, {kind}: which of its rows are
+    # of the kind, {join}: the content tables (for a topic's filter or the page's {columns}),
+    # {topic}: the topic's filter.
     page_sql = ""  # one page of index row ids, best first
     count_sql = ""  # how many rows match, up to :cap + 1
     highlight_sql = ""  # {columns}: (row, columns..., title, snippet) of the rows :rows
@@ -214,7 +214,7 @@ class SQLiteBackend(Backend):
         return QUESTION_INDEX if kind == "question" else SECTION_INDEX
 
     def kind_rows(self, kind: str) -> str:
-        return "1"  # every row of the kind's table
+        return "1"  # every row of the kind's table (its SQL leaves {kind} out)
 
     def content_id(self, kind: str) -> str:
         return f"{self.index(kind)}.rowid"
@@ -264,14 +264,14 @@ def fts5_query(terms: Sequence[Term]) -> str:
 class PostgresBackend(Backend):
     page_sql = """
         SELECT s.id
-        FROM ({tsquery}) AS query (tsq) CROSS JOIN search_index AS s {join}
+        FROM ({tsquery}) AS query (tsq) CROSS JOIN {index} AS s {join}
         WHERE s.document @@ query.tsq AND {kind} {topic}
         ORDER BY ts_rank(s.document, query.tsq) DESC, s.id
         LIMIT :limit
     """
     count_sql = """
         SELECT count(*) FROM (
-            SELECT 1 FROM ({tsquery}) AS query (tsq) CROSS JOIN search_index AS s {join}
+            SELECT 1 FROM ({tsquery}) AS query (tsq) CROSS JOIN {index} AS s {join}
             WHERE s.document @@ query.tsq AND {kind} {topic}
             LIMIT :cap + 1
         ) AS found
@@ -280,7 +280,7 @@ class PostgresBackend(Backend):
         SELECT s.id, {columns},
                ts_headline('english', s.title, query.tsq, :title_options),
                ts_headline('english', s.body, query.tsq, :body_options)
-        FROM ({tsquery}) AS query (tsq) CROSS JOIN search_index AS s {join}
+        FROM ({tsquery}) AS query (tsq) CROSS JOIN {index} AS s {join}
         WHERE s.id IN :rows
     """
     _title_options = f'StartSel="{START}", StopSel="{STOP}", HighlightAll=true'
@@ -290,7 +290,7 @@ class PostgresBackend(Backend):
     )
 
     def index(self, kind: str) -> str:
-        return "search_index"
+        return INDEX_TABLE
 
     def kind_rows(self, kind: str) -> str:
         return f"{self.content_id(kind)} IS NOT NULL"

@@ -46,6 +46,7 @@ class ContentCache:
         """`loads_at_once`: how many loads run at once, in threads, the others waiting their
         turn in order of arrival (None: as many as the shared thread pool runs)."""
         self.db = db
+        self.loads_at_once = loads_at_once
         self._limiter = CapacityLimiter(loads_at_once) if loads_at_once else None
         self.ttl = ttl
         self.max_entries = max_entries

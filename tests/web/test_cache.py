@@ -8,7 +8,7 @@ import pytest
 from app.config import Settings
 from app.db import Database
 from app.errors import NotFound
-from app.main import create_app
+from app.main import SEARCHES_AT_ONCE, create_app
 from app.web.cache import ContentCache
 from tests.factories import choice_ids, count_queries, import_file, log_in, question_id
 from tests.factories import run_async as run
@@ -156,6 +156,16 @@ def test_loads_past_the_limit_wait_their_turn_in_order(db: Database, limit: int 
     if limit == 1:
         assert started == [0, 1, 2, 3]  # one at a time, in the order they came
     assert another_started.is_set() is (limit is None)
+
+
+def test_fresh_searches_take_turns_in_a_sqlite_worker_only(settings: Settings):
+    app = create_app(settings)
+    try:
+        sqlite = app.state.db.engine.dialect.name == "sqlite"
+        assert app.state.search_cache.loads_at_once == (SEARCHES_AT_ONCE if sqlite else None)
+        assert SEARCHES_AT_ONCE >= 1
+    finally:
+        app.state.db.dispose()
 
 
 def test_a_load_started_before_clear_is_not_kept(db: Database):
