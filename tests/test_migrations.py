@@ -3,6 +3,7 @@
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
@@ -91,9 +92,19 @@ def test_tokens_made_before_expiry_existed_expire_90_days_after_creation(empty_u
         engine.dispose()
 
 
+def _run(url: str, *statements: str) -> None:
+    """Run statements in one transaction."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            for statement in statements:
+                conn.execute(text(statement))
+    finally:
+        engine.dispose()
+
+
 def _add_content(url: str, n: int, word: str) -> None:
     """Question n (stem "Which {word}?", a choice "zeppelin{n}") and note section n ("{word}")."""
-    engine = create_engine(url)
     stamp = "'2026-01-01 00:00:00+00:00'"
     rows = [
         f"INSERT INTO question_set (id, slug, title, source, imported_at) VALUES ({n}, 's{n}', 'S', '', {stamp})",
@@ -102,12 +113,7 @@ def _add_content(url: str, n: int, word: str) -> None:
         f"INSERT INTO note (id, slug, title, author, source, body_md, revision, updated_at) VALUES ({n}, 'n{n}', 'N', '', '', '## {word}', 1, {stamp})",
         f"INSERT INTO note_section (id, note_id, position, anchor, heading, level, body_md) VALUES ({n}, {n}, 1, '{word}', '{word}', 2, 'marsupial')",
     ]
-    try:
-        with engine.begin() as conn:
-            for row in rows:
-                conn.execute(text(row))
-    finally:
-        engine.dispose()
+    _run(url, *rows)
 
 
 def _found(url: str, query: str) -> tuple[list[int], list[str]]:
@@ -135,28 +141,25 @@ def test_search_index_covers_content_from_before_it_and_goes_on_downgrade(empty_
         engine.dispose()
 
 
-def _run(url: str, *statements: str) -> None:
+def _scalars(url: str, sqlite_sql: str, postgres_sql: str, **params: Any) -> list[Any]:
+    """The first column of the rows of the statement written for the database's dialect."""
     engine = create_engine(url)
     try:
-        with engine.begin() as conn:
-            for statement in statements:
-                conn.execute(text(statement))
+        with engine.connect() as conn:
+            sql = sqlite_sql if conn.dialect.name == "sqlite" else postgres_sql
+            return list(conn.execute(text(sql), params).scalars())
     finally:
         engine.dispose()
 
 
 def _one_table_rows(url: str, word: str) -> list[int]:
     """The rows of the one-table index (migrations 0007 to 0015) holding a word."""
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            if conn.dialect.name == "sqlite":
-                sql = "SELECT rowid FROM search_index WHERE search_index MATCH :word ORDER BY rowid"
-            else:
-                sql = "SELECT id FROM search_index WHERE document @@ plainto_tsquery('english', :word) ORDER BY id"
-            return list(conn.execute(text(sql), {"word": word}).scalars())
-    finally:
-        engine.dispose()
+    return _scalars(
+        url,
+        "SELECT rowid FROM search_index WHERE search_index MATCH :word ORDER BY rowid",
+        "SELECT id FROM search_index WHERE document @@ plainto_tsquery('english', :word) ORDER BY id",
+        word=word,
+    )
 
 
 def test_search_index_keeps_its_rows_and_triggers_across_its_per_kind_tables(empty_url):
@@ -203,16 +206,13 @@ def test_search_index_keeps_its_rows_and_triggers_across_its_per_kind_tables(emp
 def test_every_search_trigger_survives_the_whole_chain(empty_url):
     """A later batch migration on SQLite rebuilds its table and drops that table's triggers."""
     upgrade(empty_url)
-    engine = create_engine(empty_url)
-    try:
-        with engine.connect() as conn:
-            if conn.dialect.name == "sqlite":
-                sql = "SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search%'"
-            else:
-                sql = "SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE 'search%'"
-            tables = set(conn.execute(text(sql)).scalars())
-    finally:
-        engine.dispose()
+    tables = set(
+        _scalars(
+            empty_url,
+            "SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search%'",
+            "SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname LIKE 'search%'",
+        )
+    )
     assert tables == {"question", "choice", "note_section"}
 
 

@@ -45,23 +45,27 @@ def _triggers(layout: tuple[tuple[str, str], ...]) -> dict[str, tuple[str, str]]
     """The index's triggers (name: when, body) for where its rows live."""
     (question_table, question), (section_table, section) = layout
 
+    def gone(table: str, row: str, content_id: str) -> str:
+        return f"DELETE FROM {table} WHERE rowid = {row.format(id=content_id)};"
+
+    def again(kind: int, content_id: str) -> str:
+        """Index a question (kind 0) or a section (kind 1) again, as it now is."""
+        (table, row), insert, alias = layout[kind], (QUESTION_ROW, SECTION_ROW)[kind], "qs"[kind]
+        where = f"{alias}.id = {content_id}"
+        filled = insert.format(table=table, row=row.format(id=f"{alias}.id"), where=where)
+        return f"{gone(table, row, content_id)}{filled};"
+
     def question_again(qid: str) -> str:
-        insert = QUESTION_ROW.format(
-            table=question_table, row=question.format(id="q.id"), where=f"q.id = {qid}"
-        )
-        return f"{question_gone(qid)}{insert};"
+        return again(0, qid)
 
     def question_gone(qid: str) -> str:
-        return f"DELETE FROM {question_table} WHERE rowid = {question.format(id=qid)};"
+        return gone(question_table, question, qid)
 
     def section_again(sid: str) -> str:
-        insert = SECTION_ROW.format(
-            table=section_table, row=section.format(id="s.id"), where=f"s.id = {sid}"
-        )
-        return f"{section_gone(sid)}{insert};"
+        return again(1, sid)
 
     def section_gone(sid: str) -> str:
-        return f"DELETE FROM {section_table} WHERE rowid = {section.format(id=sid)};"
+        return gone(section_table, section, sid)
 
     return {
         "search_question_insert": ("AFTER INSERT ON question", question_again("new.id")),
