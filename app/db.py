@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import DateTime, Engine, MetaData, Select, TypeDecorator, create_engine, event
+from sqlalchemy import (
+    DateTime,
+    Engine,
+    MetaData,
+    Select,
+    TextClause,
+    TypeDecorator,
+    create_engine,
+    event,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import (
@@ -504,7 +513,7 @@ class Prepared:
     every statement is seen.
     """
 
-    def __init__(self, statement: Select[*tuple[Any, ...]]) -> None:
+    def __init__(self, statement: Select[*tuple[Any, ...]] | TextClause) -> None:
         self.statement = statement
         self._compiled: dict[str, tuple[str, Callable[[dict[str, Any]], Any]]] = {}
 

@@ -14,14 +14,16 @@ the page reads nothing again); otherwise the page's row ids come first and only 
 are highlighted.
 """
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, text
 from sqlalchemy.orm import Session
 
 from app.content.read_models import TopicRef
+from app.db import Prepared
 from app.search.models import INDEX_TABLE, QUESTION_INDEX, SECTION_INDEX
 from app.search.read_models import NoteHit, QuestionHit
 from app.search.terms import START, STOP, Term, marked_html
@@ -164,6 +166,10 @@ def _marked(row: Any) -> tuple[Any, ...]:
     return (*row[1:-2], marked_html(row[-2] or ""), marked_html(row[-1] or ""))
 
 
+# SQLite's statements of each kind without a topic, prepared once.
+_PREPARED: dict[str, tuple[Prepared, Prepared, Prepared]] = {}
+
+
 class SQLiteBackend(Backend):
     """One FTS5 table per kind; a row's id is its question's or section's."""
 
@@ -187,7 +193,8 @@ class SQLiteBackend(Backend):
                highlight({index}, 0, :start, :stop),
                snippet({index}, 1, :start, :stop, '…', :words)
         FROM {index} {join}
-        WHERE {index} MATCH :match {topic} AND {index}.rowid NOT IN :shown
+        WHERE {index} MATCH :match {topic}
+          AND {index}.rowid NOT IN (SELECT value FROM json_each(:shown))
         LIMIT :limit
     """
     highlight_sql = """
@@ -229,29 +236,59 @@ class SQLiteBackend(Backend):
     ) -> tuple[list[tuple[Any, ...]], int]:
         """Count first: rank at most TOTAL_CAP matches, or take the title's first of more."""
         params = self._params(terms, topics, limit)
+        if topics is None:
+            return self._found_everywhere(session, kind, params)
         total = session.scalar(self._statement(self.count_sql, kind, topics), params) or 0
         if not total:
             return [], 0
-        if total <= TOTAL_CAP and topics is None:
-            ranked = self._statement(self.ranked_sql, kind, None, columns=True)
-            return [_marked(row) for row in session.execute(ranked, params)], total
         if total <= TOTAL_CAP:
             page = self._statement(self.page_sql, kind, topics)
             rows = list(session.scalars(page, params).all())
             return self._highlighted(session, terms, kind, rows), total
         unranked = self._statement(self.unranked_sql, kind, topics, columns=True)
-        unranked = unranked.bindparams(bindparam("shown", expanding=True))
-        match = params["match"]
-        titled = {"match": f"({match}) AND title : ({match})", "shown": []}
-        found = list(session.execute(unranked, params | titled))
-        if len(found) < limit:
-            shown = [row[0] for row in found]
-            more = {"shown": shown, "limit": limit - len(found)}
-            found += session.execute(unranked, params | more).all()
-        return [_marked(row) for row in found], total
+        return _title_first(lambda values: list(session.execute(unranked, values)), params), total
+
+    def _found_everywhere(
+        self, session: Session, kind: str, params: dict[str, Any]
+    ) -> tuple[list[tuple[Any, ...]], int]:
+        """Without a topic: statements prepared once, run on the driver's cursor."""
+        count, ranked, unranked = self._prepared(kind)
+        total = count.rows(session, **params)[0][0]
+        if not total:
+            return [], 0
+        if total <= TOTAL_CAP:
+            return [_marked(row) for row in ranked.rows(session, **params)], total
+        return _title_first(lambda values: unranked.rows(session, **values), params), total
+
+    def _prepared(self, kind: str) -> tuple[Prepared, Prepared, Prepared]:
+        """The count, ranked and unranked statements of a kind without a topic."""
+        prepared = _PREPARED.get(kind)
+        if prepared is None:
+            count = Prepared(self._statement(self.count_sql, kind, None))
+            ranked, unranked = (
+                Prepared(self._statement(sql, kind, None, columns=True))
+                for sql in (self.ranked_sql, self.unranked_sql)
+            )
+            prepared = _PREPARED[kind] = (count, ranked, unranked)
+        return prepared
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
         return {"match": fts5_query(terms), "start": START, "stop": STOP, "words": SNIPPET_WORDS}
+
+
+def _title_first(
+    run: Callable[[dict[str, Any]], list[Any]], params: dict[str, Any]
+) -> list[tuple[Any, ...]]:
+    """A page of rows with every term in the title first, then the others, in index order.
+
+    `run(values)` runs SQLite's unranked statement with those values.
+    """
+    match, limit = params["match"], params["limit"]
+    found = run(params | {"match": f"({match}) AND title : ({match})", "shown": "[]"})
+    if len(found) < limit:
+        shown = json.dumps([row[0] for row in found])
+        found += run(params | {"shown": shown, "limit": limit - len(found)})
+    return [_marked(row) for row in found]
 
 
 def fts5_query(terms: Sequence[Term]) -> str:

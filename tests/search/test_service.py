@@ -229,6 +229,37 @@ def test_a_kind_too_broad_to_rank_lists_title_matches_first(seeded, monkeypatch,
     assert narrow.ranked and narrow.question_total == 1
 
 
+def test_the_driver_path_finds_what_sqlalchemy_finds(seeded, monkeypatch):
+    """Unwatched, a search without a topic runs on the driver's cursor; watched, through
+    SQLAlchemy (as the statement-count tests watch it): both give the same results."""
+    from dataclasses import replace
+
+    from sqlalchemy import event
+
+    from app.search import queries
+
+    monkeypatch.setattr(queries, "TOTAL_CAP", 4)
+    body_only = [replace(a_question(str(n)), explanation=f"A quokka fact {n}.") for n in range(6)]
+    in_title = [a_question(str(n), f"Quokka question {n}?") for n in (7, 8)]
+    load(seeded, a_set(*body_only, *in_title, slug="quokkas"))
+    queries_to_run = ["quokka", "quokka 7", "calibration", "int8 calibration", "nosuchword"]
+    plain = [find(seeded, query, limit=5) for query in queries_to_run]
+
+    def watch(*_args) -> None:  # type: ignore[no-untyped-def]
+        watched.append(1)
+
+    watched: list[int] = []
+    event.listen(seeded.engine, "before_cursor_execute", watch)
+    try:
+        through_sqlalchemy = [find(seeded, query, limit=5) for query in queries_to_run]
+    finally:
+        event.remove(seeded.engine, "before_cursor_execute", watch)
+    assert watched  # the second round did go through SQLAlchemy
+    assert plain == through_sqlalchemy
+    sqlite = seeded.engine.dialect.name == "sqlite"
+    assert plain[0].questions and plain[0].ranked is not sqlite  # SQLite's broad path was taken
+
+
 @pytest.mark.parametrize(
     ("query", "term"),
     [
