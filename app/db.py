@@ -503,11 +503,12 @@ def make_engine(
 class Prepared:
     """A read statement compiled once per dialect and run on the driver's own cursor.
 
-    For the busiest reads by key (a question on a cache miss): SQLAlchemy's path through a
+    For the busiest reads (a question on a cache miss, a search): SQLAlchemy's path through a
     statement (its cache key, parameters, result metadata and rows) costs more than SQLite
     takes to run it. Rows come back as the driver's tuples, with no type processing, so the
     statement selects only integers, floats, strings and NULLs. Its parameters are named
-    `bindparam`s given to `rows`; the statement holds no value rendered at execution time.
+    (`bindparam`s, or a `text()`'s `:names`) and given to `rows`; the statement holds no
+    value rendered at execution time (no expanding `IN` list).
     A connection of an async driver (the event loop's, on PostgreSQL) takes the usual path,
     and so does one whose statements are watched (counted by the tests, traced), so that
     every statement is seen.

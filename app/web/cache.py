@@ -117,10 +117,8 @@ class ContentCache:
             sessions = self._brief_sessions(brief)
             if sessions is not None:
                 value = self._read(loader, sessions)
-            elif self._limiter is not None:
+            else:  # without a limiter of its own, the shared thread pool's
                 value = await anyio.to_thread.run_sync(self._read, loader, limiter=self._limiter)
-            else:
-                value = await run_in_threadpool(self._read, loader)
             return self._keep(key, value, generation)
         finally:
             if self._loading.get(key) is task:
