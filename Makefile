@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install install-test lint e2e bench bench-library bench-progress bench-search bench-exam-day screenshots clean
+.PHONY: run test install install-test lint e2e bench bench-library bench-progress bench-search bench-sqlite-threads bench-exam-day screenshots clean
 
 $(BIN)/studyhall: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ bench-progress: install-test
 # Generates 50,000 questions and 5,000 note sections and loads /search and /api/v1/search.
 bench-search: install-test
 	$(BIN)/python bench/search_run.py
+
+# SQLite's full-text statements in one thread and in two, its memory counted and not.
+bench-sqlite-threads: install-test
+	$(BIN)/python bench/sqlite_threads.py
 
 # 500 learners sit the TensorRT exam at once (Locust, headless), then the database is checked:
 # on SQLite with one worker, then on PostgreSQL (127.0.0.1:5432, a database of its own) with two.

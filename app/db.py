@@ -34,6 +34,8 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.pool import SingletonThreadPool
 
+from app import sqlite_library
+
 T = TypeVar("T")
 
 BUSY_TIMEOUT_S = 5.0  # how long a writer waits for SQLite's write lock before giving up
@@ -478,6 +480,7 @@ def make_engine(
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
+        sqlite_library.stop_counting_memory()  # before the process's first connection
         if parsed.database and parsed.database != ":memory:":
             from pathlib import Path
 

@@ -1,0 +1,200 @@
+"""Measure SQLite's full-text statements in one thread and in two, with its memory counted and not.
+
+    python bench/sqlite_threads.py [--questions 50000] [--notes 500] [--searches 400]
+
+SQLite counts the memory it allocates under one mutex for the whole process; where it is
+built without its lookaside allocator (Debian's build), threads of one process queue on that
+mutex. Studyhall turns the count off before its first connection (app/sqlite_library.py).
+This benchmark generates the search benchmark's library, imports it, and then, in a fresh
+process for each setting, runs the statement a search without a topic begins with (how many
+match, and the ranked page with highlights) for questions and for note sections, over the
+same two-word queries: in one thread, then split between two threads with a connection each.
+It writes its section of bench/RESULTS.md.
+"""
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import textwrap
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.config import PROJECT_ROOT
+
+# run as `python bench/sqlite_threads.py`: `bench` is found there
+sys.path.insert(0, str(PROJECT_ROOT))
+from bench import library
+from bench.library_run import studyhall
+from bench.results import replace_section
+from bench.run import RESULTS_FILE, ROOT, code_revision, cpu_model, prepare_database
+
+SECTION = "sqlite-threads"
+SETTINGS = ("counted", "not counted")
+
+# Run in a fresh interpreter: the setting belongs to the process. Prints JSON seconds.
+CHILD = """
+    import json, sqlite3, sys, threading, time
+    from app import sqlite_library
+    from app.search.queries import SQLiteBackend, TOTAL_CAP, SNIPPET_WORDS
+    from app.search.terms import START, STOP
+    path, setting, matches = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    if setting == "not counted" and not sqlite_library.stop_counting_memory():
+        sys.exit("SQLite's memory count could not be turned off here")
+    backend = SQLiteBackend()
+    statements = [
+        backend._statement(backend.found_sql, kind, None, columns=True).text
+        for kind in ("question", "section")
+    ]
+    values = {"cap": TOTAL_CAP, "limit": 20, "start": START, "stop": STOP,
+              "words": SNIPPET_WORDS}
+
+    def work(part):
+        connection = sqlite3.connect(path, check_same_thread=False)
+        for match in part:
+            for sql in statements:
+                connection.execute(sql, {**values, "match": match}).fetchall()
+        connection.close()
+
+    work(matches[:20])  # warm the page cache of the file
+    seconds = {}
+    for threads in (1, 2):
+        parts = [matches[n::threads] for n in range(threads)]
+        workers = [threading.Thread(target=work, args=(part,)) for part in parts]
+        started = time.perf_counter()
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        seconds[threads] = time.perf_counter() - started
+    print(json.dumps(seconds))
+"""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="SQLite's statements in threads, counted or not.")
+    parser.add_argument("--questions", type=int, default=50_000, help="questions in the library")
+    parser.add_argument("--notes", type=int, default=500, help="notes of ten sections each")
+    parser.add_argument("--searches", type=int, default=400, help="two-word queries run")
+    parser.add_argument("--rounds", type=int, default=3, help="times each setting is measured")
+    parser.add_argument(
+        "--database", type=Path, help="an SQLite file with the library imported already"
+    )
+    return parser.parse_args(argv)
+
+
+def queries(count: int) -> list[str]:
+    """Two words of the library's vocabulary each, as FTS5 phrases (as a search writes them)."""
+    from app.search.queries import fts5_query
+    from app.search.terms import parse_query
+
+    words = library.COMMON + library.PARTICULAR
+    pick = random.Random(7)
+    return [
+        fts5_query(parse_query(f"{pick.choice(words)} {pick.choice(words)}")) for _ in range(count)
+    ]
+
+
+def measure(database: Path, setting: str, matches: list[str]) -> dict[int, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(CHILD), str(database), setting, json.dumps(matches)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        sys.exit(f"The measurement failed ({setting}):\n{done.stderr}")
+    return {int(k): v for k, v in json.loads(done.stdout).items()}
+
+
+def section(
+    started: datetime, args: argparse.Namespace, results: dict[str, list[dict[int, float]]]
+) -> str:
+    statements = args.searches * 2
+    lines = [
+        "## SQLite's full-text statements in threads",
+        "",
+        "Generated by `bench/sqlite_threads.py` (`make bench-sqlite-threads`); rerun it rather",
+        "than editing this section.",
+        "",
+        f"- Date (UTC): {started:%Y-%m-%d %H:%M}",
+        f"- Command: `{' '.join(['.venv/bin/python', 'bench/sqlite_threads.py', *sys.argv[1:]])}`",
+        f"- Code: {code_revision()}",
+        f"- CPUs (nproc): {len(os.sched_getaffinity(0))}; CPU model: {cpu_model()}",
+        f"- SQLite {__import__('sqlite3').sqlite_version}, Python {sys.version.split()[0]}",
+        "- Library: "
+        + (
+            f"`{args.database}`"
+            if args.database
+            else f"`bench/library.py --questions {args.questions} --notes {args.notes}` (seed 1)"
+        ),
+        "",
+        f"{args.searches} two-word queries of the library's vocabulary, each running the statement",
+        "a search without a topic begins with (count, and the ranked page with highlights) for",
+        f"questions and for note sections: {statements} statements, all in one thread, then split",
+        f"between two threads with a connection each; the median of {args.rounds} rounds, each in",
+        "a fresh process.",
+        "",
+        "| SQLite's memory | threads | statements/s | ms per statement | two threads over one |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for setting in SETTINGS:
+        medians = {
+            threads: sorted(run[threads] for run in results[setting])[len(results[setting]) // 2]
+            for threads in (1, 2)
+        }
+        for threads in (1, 2):
+            seconds = medians[threads]
+            speedup = f"{medians[1] / seconds:.2f}×" if threads == 2 else ""
+            lines.append(
+                f"| {setting} | {threads} | {statements / seconds:,.0f}"
+                f" | {seconds * 1000 / statements:.3f} | {speedup} |"
+            )
+    lines += [
+        "",
+        "Studyhall runs with the count off. With it on, every allocation takes one mutex of the",
+        "process; a build without the lookaside allocator allocates for nearly every step.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def imported_library(folder: Path, args: argparse.Namespace) -> Path:
+    """Generate the library and import it into a seeded SQLite file in folder."""
+    print("Writing the library ...", flush=True)
+    whole, _ = library.write(folder / "library", questions=args.questions, notes=args.notes)
+    database_url = prepare_database(folder)
+    print("Importing it ...", flush=True)
+    studyhall(
+        ["import", "--max-bytes", str(whole.stat().st_size), str(whole)], database_url, folder
+    )
+    return folder / "bench.db"
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    started = datetime.now(UTC)
+    with tempfile.TemporaryDirectory(prefix="studyhall-sqlite-threads-") as tmp:
+        database = args.database or imported_library(Path(tmp), args)
+        matches = queries(args.searches)
+        results: dict[str, list[dict[int, float]]] = {setting: [] for setting in SETTINGS}
+        for round_ in range(1, args.rounds + 1):
+            for setting in SETTINGS:
+                seconds = measure(database, setting, matches)
+                results[setting].append(seconds)
+                print(
+                    f"  round {round_} {setting:<12} 1 thread {seconds[1]:.2f} s,"
+                    f" 2 threads {seconds[2]:.2f} s",
+                    flush=True,
+                )
+    text = section(started, args, results)
+    replace_section(RESULTS_FILE, SECTION, text)
+    print("", text, f"Written to {RESULTS_FILE.relative_to(ROOT)}", sep="\n")
+
+
+if __name__ == "__main__":
+    main()
