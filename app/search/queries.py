@@ -8,10 +8,10 @@ table that holds it (a millisecond for a word in most questions), then runs once
 ranks, about 1.5 µs a row. A kind matching at most TOTAL_CAP rows is ranked whole; one
 matching more is too broad for a ranking to mean much, and is not ranked: its page is the
 rows with every word in the title first, then the others, in the index's order (the results
-say so; a second word narrows the search). Without a topic, a ranked page and its highlights
-come from one query (FTS5 sorts by rank itself and keeps each row's matches, so highlighting
-the page reads nothing again); otherwise the page's row ids come first and only those rows
-are highlighted.
+say so; a second word narrows the search). Without a topic, the count, a ranked page and its
+highlights come from one statement (FTS5 sorts by rank itself and keeps each row's matches,
+so highlighting the page reads nothing again); otherwise the page's row ids come first and
+only those rows are highlighted.
 """
 
 import json
@@ -166,8 +166,18 @@ def _marked(row: Any) -> tuple[Any, ...]:
     return (*row[1:-2], marked_html(row[-2] or ""), marked_html(row[-1] or ""))
 
 
-# SQLite's statements of each kind without a topic, prepared once.
-_PREPARED: dict[str, tuple[Prepared, Prepared, Prepared]] = {}
+# SQLite's statements of each kind without a topic, prepared once: found, unranked.
+_PREPARED: dict[str, tuple[Prepared, Prepared]] = {}
+
+
+def _json_page(rows: str) -> str:
+    """SQL making a page of rows (each a JSON array named `found`) into one JSON array.
+
+    The page crosses from SQLite to Python in one step, where each row would take one: a
+    step lets go of the GIL and takes it back, which means a wait whenever the event loop's
+    thread holds it (rendering a page), and the list is decoded in C.
+    """
+    return "SELECT '[' || group_concat(found, ',') || ']' FROM (" + rows + ")"
 
 
 class SQLiteBackend(Backend):
@@ -187,16 +197,19 @@ class SQLiteBackend(Backend):
         ORDER BY bm25({index}, 3.0, 1.0), {index}.rowid
         LIMIT :limit
     """
-    # The rows not yet shown (a page with every term in the title comes first), in index order.
-    unranked_sql = """
-        SELECT {index}.rowid, {columns},
-               highlight({index}, 0, :start, :stop),
-               snippet({index}, 1, :start, :stop, '…', :words)
+    # The rows not yet shown (a page with every term in the title comes first), in index
+    # order: as JSON, [row, columns..., title, snippet] each.
+    unranked_sql = _json_page(
+        """
+        SELECT json_array({index}.rowid, {columns},
+                          highlight({index}, 0, :start, :stop),
+                          snippet({index}, 1, :start, :stop, '…', :words)) AS found
         FROM {index} {join}
         WHERE {index} MATCH :match {topic}
           AND {index}.rowid NOT IN (SELECT value FROM json_each(:shown))
         LIMIT :limit
     """
+    )
     highlight_sql = """
         SELECT {index}.rowid, {columns},
                highlight({index}, 0, :start, :stop),
@@ -204,17 +217,32 @@ class SQLiteBackend(Backend):
         FROM {index} {join}
         WHERE {index} MATCH :match AND {index}.rowid IN :rows
     """
-    # FTS5 consumes ORDER BY rank itself: it ranks the matches, then reads the page's rows
-    # (with their matches, for highlighting) from its sorter.
-    ranked_sql = """
-        SELECT {index}.rowid, {columns},
-               highlight({index}, 0, :start, :stop),
-               snippet({index}, 1, :start, :stop, '…', :words)
+    # Without a topic: how many match (up to :cap + 1) and, for at most :cap, the ranked page
+    # as JSON, [rank, row, columns..., title, snippet] each. FTS5 consumes ORDER BY rank
+    # itself: it ranks the matches, then reads the page's rows (with their matches, for
+    # highlighting) from its sorter.
+    found_sql = (
+        """
+        WITH found (total) AS (
+            SELECT count(*) FROM (
+                SELECT 1 FROM {index} WHERE {index} MATCH :match LIMIT :cap + 1
+            )
+        )
+        SELECT total, CASE WHEN total BETWEEN 1 AND :cap THEN (
+    """
+        + _json_page(
+            """
+        SELECT json_array(rank, {index}.rowid, {columns},
+                          highlight({index}, 0, :start, :stop),
+                          snippet({index}, 1, :start, :stop, '…', :words)) AS found
         FROM {index} {join}
         WHERE {index} MATCH :match AND rank MATCH 'bm25(3.0, 1.0)'
         ORDER BY rank
         LIMIT :limit
     """
+        )
+        + ") END FROM found"
+    )
     ranks_all = False
 
     def index(self, kind: str) -> str:
@@ -246,49 +274,56 @@ class SQLiteBackend(Backend):
             rows = list(session.scalars(page, params).all())
             return self._highlighted(session, terms, kind, rows), total
         unranked = self._statement(self.unranked_sql, kind, topics, columns=True)
-        return _title_first(lambda values: list(session.execute(unranked, values)), params), total
+        return _title_first(lambda values: session.scalar(unranked, values), params), total
 
     def _found_everywhere(
         self, session: Session, kind: str, params: dict[str, Any]
     ) -> tuple[list[tuple[Any, ...]], int]:
         """Without a topic: statements prepared once, run on the driver's cursor."""
-        count, ranked, unranked = self._prepared(kind)
-        total = count.rows(session, **params)[0][0]
-        if not total:
-            return [], 0
-        if total <= TOTAL_CAP:
-            return [_marked(row) for row in ranked.rows(session, **params)], total
-        return _title_first(lambda values: unranked.rows(session, **values), params), total
+        found, unranked = self._prepared(kind)
+        ((total, page),) = found.rows(session, **params)
+        if page is None:  # none, or too many to rank
+            return ([], 0) if not total else (_title_first(_run(unranked, session), params), total)
+        ranked = sorted(json.loads(page), key=lambda row: (row[0], row[1]))  # rank, then row
+        return [_marked(row[1:]) for row in ranked], total
 
-    def _prepared(self, kind: str) -> tuple[Prepared, Prepared, Prepared]:
-        """The count, ranked and unranked statements of a kind without a topic."""
+    def _prepared(self, kind: str) -> tuple[Prepared, Prepared]:
+        """The found and unranked statements of a kind without a topic."""
         prepared = _PREPARED.get(kind)
         if prepared is None:
-            count = Prepared(self._statement(self.count_sql, kind, None))
-            ranked, unranked = (
+            found, unranked = (
                 Prepared(self._statement(sql, kind, None, columns=True))
-                for sql in (self.ranked_sql, self.unranked_sql)
+                for sql in (self.found_sql, self.unranked_sql)
             )
-            prepared = _PREPARED[kind] = (count, ranked, unranked)
+            prepared = _PREPARED[kind] = (found, unranked)
         return prepared
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
         return {"match": fts5_query(terms), "start": START, "stop": STOP, "words": SNIPPET_WORDS}
 
 
+def _run(statement: Prepared, session: Session) -> Callable[[dict[str, Any]], str | None]:
+    return lambda values: statement.rows(session, **values)[0][0]
+
+
 def _title_first(
-    run: Callable[[dict[str, Any]], list[Any]], params: dict[str, Any]
+    run: Callable[[dict[str, Any]], str | None], params: dict[str, Any]
 ) -> list[tuple[Any, ...]]:
     """A page of rows with every term in the title first, then the others, in index order.
 
-    `run(values)` runs SQLite's unranked statement with those values.
+    `run(values)` runs SQLite's unranked statement with those values: a JSON page or None.
     """
     match, limit = params["match"], params["limit"]
-    found = run(params | {"match": f"({match}) AND title : ({match})", "shown": "[]"})
+    found = _rows(run(params | {"match": f"({match}) AND title : ({match})", "shown": "[]"}))
     if len(found) < limit:
         shown = json.dumps([row[0] for row in found])
-        found += run(params | {"shown": shown, "limit": limit - len(found)})
+        found += _rows(run(params | {"shown": shown, "limit": limit - len(found)}))
     return [_marked(row) for row in found]
+
+
+def _rows(page: str | None) -> list[list[Any]]:
+    """The rows of an unranked JSON page, in index order (the order of their ids)."""
+    return sorted(json.loads(page)) if page else []
 
 
 def fts5_query(terms: Sequence[Term]) -> str:
