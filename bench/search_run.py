@@ -96,8 +96,12 @@ def repeated_script(path: str, folder: Path) -> Path:
 def distinct_script(path: str, folder: Path) -> Path:
     """A wrk script asking for path?q=<two random vocabulary words> on every request."""
     script = folder / f"distinct{path.replace('/', '-')}.lua"
+    # Each wrk thread draws from a sequence of its own: with one seed for all, every query
+    # would be asked once by each thread, the second time from the cache.
     script.write_text(
-        f"local words = {lua_list(VOCABULARY)}\nmath.randomseed(7)\n"
+        f"local words = {lua_list(VOCABULARY)}\nlocal threads = 0\n"
+        "setup = function(thread)\n  thread:set('id', threads)\n  threads = threads + 1\nend\n"
+        "init = function(args)\n  math.randomseed(7 + 1000 * id)\nend\n"
         "request = function()\n"
         "  local q = words[math.random(#words)] .. '+' .. words[math.random(#words)]\n"
         f'  return wrk.format(nil, "{path}?q=" .. q)\nend\n'
