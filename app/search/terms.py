@@ -25,6 +25,8 @@ _LAST_WORD = re.compile(r"[^\W_]+$")
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 # A mark runs to its stop (or to the end); marks inside it or stops outside are dropped.
 _MARKED = re.compile(f"{START}([^{STOP}]*)(?:{STOP}|$)")
+# Marks in pairs, none inside another: a START, its STOP, and so on.
+_PAIRED = re.compile(f"[^{START}{STOP}]*(?:{START}[^{START}{STOP}]*{STOP}[^{START}{STOP}]*)*")
 # PostgreSQL marks each word of `kSTRICT_TYPES` or `2:4` apart: one mark reads better.
 _JOINED_MARKS = re.compile(f"{STOP}((?:[^\\s\\w{START}{STOP}]|_){{1,3}}){START}")
 
@@ -64,8 +66,26 @@ def _term(text: str, quoted: bool) -> Term | None:
 
 
 def marked_html(text: str) -> str:
-    """Escape indexed text for HTML and turn the index's marks into balanced <mark> elements."""
-    text = _MARKDOWN_ESCAPE.sub(r"\1", " ".join(text.split()))
-    html = str(escape(_JOINED_MARKS.sub(r"\1", text)))  # the marks need no escaping
+    """Escape indexed text for HTML and turn the index's marks into balanced <mark> elements.
+
+    Run for every title and snippet a fresh search shows, so each step is skipped when the
+    text cannot need it.
+    """
+    text = " ".join(text.split())
+    if "\\" in text:
+        text = _MARKDOWN_ESCAPE.sub(r"\1", text)
+    if STOP in text:
+        text = _JOINED_MARKS.sub(r"\1", text)
+    return _marks(str(escape(text)))  # the marks need no escaping
+
+
+def _marks(html: str) -> str:
+    """Marks that come in pairs, as FTS5 writes them, are replaced in place; others are mended."""
+    if _PAIRED.fullmatch(html):
+        return html.replace(START, "<mark>").replace(STOP, "</mark>")
+    return _mended_marks(html)
+
+
+def _mended_marks(html: str) -> str:
     # Every START opens a match, so those left after it are nested ones: dropped with the rest.
     return _MARKED.sub(r"<mark>\1</mark>", html).replace(START, "").replace(STOP, "")

@@ -1,7 +1,10 @@
 """Search over the seed content and over content made for the test, on either database."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from app.search import terms
 from app.search.service import search
 from app.search.terms import Term, marked_html, parse_query
 from tests.factories import a_note, a_question, a_set, load
@@ -190,6 +193,16 @@ def test_parse_query_keeps_a_bounded_number_of_terms():
 )
 def test_marked_html_is_escaped_and_balanced(text, html):
     assert marked_html(text) == html
+
+
+PIECES = st.sampled_from(["\ue000", "\ue001", "a", " ", "&lt;", "_"])
+
+
+@settings(max_examples=500, derandomize=True, database=None)
+@given(st.lists(PIECES, max_size=40).map("".join))
+def test_marks_in_pairs_take_the_short_way_to_the_same_html(html):
+    """Replacing paired marks in place gives what mending them gives, whatever the marks."""
+    assert terms._marks(html) == terms._mended_marks(html)
 
 
 def test_totals_past_the_cap_say_more_than(db, monkeypatch):
