@@ -40,6 +40,7 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT_S = 5.0  # how long a writer waits for SQLite's write lock before giving up
 LOOK_AGAIN_S = 0.001  # how often a writer waiting for another process's write lock looks again
+PER_THREAD_CONNECTIONS = 256  # at most, on an engine keeping one for each thread that asks
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -489,7 +490,9 @@ def make_engine(
         if per_thread or loop_writer:
             options = {"poolclass": SingletonThreadPool}
         if per_thread:
-            options["isolation_level"] = "AUTOCOMMIT"
+            # A connection for each thread that asks (the event loop, a cache's own threads):
+            # past its size the pool would close the connection of a thread still using it.
+            options |= {"isolation_level": "AUTOCOMMIT", "pool_size": PER_THREAD_CONNECTIONS}
         engine = create_engine(
             url, connect_args={"check_same_thread": False}, hide_parameters=True, **options
         )
@@ -577,7 +580,9 @@ class Database:
     run on the event loop: the file is local and, in WAL mode, its readers never wait for
     a writer, so such a read takes tens of microseconds, less than a trip to a thread. They
     come from a connection of the loop's own, outside the pool, so the loop never waits for
-    a pooled connection either. They run in autocommit: a brief read is one statement.
+    a pooled connection either. They run in autocommit: a brief read is one statement. A
+    cache's own threads keep one too (`ContentCache`, for searches): each statement of a
+    search reads the latest commit.
     The write queue's commits on the loop likewise use a connection of their own
     (`loop_write_engine`). On PostgreSQL, while the application runs, units of work use
     `loop_sessions` (see `open_loop_pool`).

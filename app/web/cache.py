@@ -11,15 +11,17 @@ The cache holds at most `max_entries` entries and evicts the least recently used
 """
 
 import asyncio
+import contextvars
+import functools
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 import anyio.to_thread
-from anyio import CapacityLimiter
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -43,11 +45,19 @@ class ContentCache:
         max_entries: int = MAX_ENTRIES,
         loads_at_once: int | None = None,
     ) -> None:
-        """`loads_at_once`: how many loads run at once, in threads, the others waiting their
-        turn in order of arrival (None: as many as the shared thread pool runs)."""
+        """`loads_at_once`: how many loads run at once, each in a thread of the cache's own, the
+        others waiting their turn in order of arrival (None: in the shared thread pool, as many
+        as it runs). On a SQLite file each of those threads keeps its session from one load to
+        the next, as the event loop keeps its brief one (see `Database.brief_session`): in the
+        shared pool, about a third of the time a search held the GIL went to setting its
+        session up and tearing it down."""
         self.db = db
         self.loads_at_once = loads_at_once
-        self._limiter = CapacityLimiter(loads_at_once) if loads_at_once else None
+        self._threads = (
+            ThreadPoolExecutor(loads_at_once, thread_name_prefix="studyhall-load")
+            if loads_at_once
+            else None
+        )
         self.ttl = ttl
         self.max_entries = max_entries
         self._version_of = version_of
@@ -117,8 +127,15 @@ class ContentCache:
             sessions = self._brief_sessions(brief)
             if sessions is not None:
                 value = self._read(loader, sessions)
-            else:  # without a limiter of its own, the shared thread pool's
-                value = await anyio.to_thread.run_sync(self._read, loader, limiter=self._limiter)
+            elif self._threads is not None:
+                kept = self.db.brief_session if self.db.brief_sessions is not None else None
+                read = functools.partial(self._read, loader, kept)
+                loop = asyncio.get_running_loop()
+                value = await loop.run_in_executor(
+                    self._threads, contextvars.copy_context().run, read
+                )
+            else:
+                value = await anyio.to_thread.run_sync(self._read, loader)
             return self._keep(key, value, generation)
         finally:
             if self._loading.get(key) is task:
@@ -152,6 +169,12 @@ class ContentCache:
         self._loading.clear()
         for follower in self.followers:
             follower.clear()
+
+    def close(self) -> None:
+        """Stop the cache's own threads once their loads are done; later loads use the pool."""
+        threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.shutdown(wait=True, cancel_futures=True)
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -6,6 +6,7 @@ import threading
 import pytest
 
 from app.config import Settings
+from app.content.models import Topic
 from app.db import Database
 from app.errors import NotFound
 from app.main import SEARCHES_AT_ONCE, create_app
@@ -156,6 +157,60 @@ def test_loads_past_the_limit_wait_their_turn_in_order(db: Database, limit: int 
     if limit == 1:
         assert started == [0, 1, 2, 3]  # one at a time, in the order they came
     assert another_started.is_set() is (limit is None)
+
+
+def test_a_limited_cache_loads_in_threads_of_its_own_that_keep_their_session(db: Database):
+    """On a SQLite file the session outlives a load (setting one up costs a search a tenth of
+    its time); each statement still reads the latest commit. Elsewhere each load opens one."""
+    from sqlalchemy import text
+
+    seen: list[tuple[str, int, int]] = []
+
+    def loader(_session) -> int:  # type: ignore[no-untyped-def]
+        count = _session.scalar(text("SELECT count(*) FROM topic"))
+        seen.append((threading.current_thread().name, id(_session), count))
+        return len(seen)
+
+    cache = ContentCache(db, ttl=0, loads_at_once=1)  # ttl 0: every get loads
+    try:
+        before = run(cache.get("k", loader))
+        with db.session_scope(write=True) as session:
+            session.add(Topic(slug="kept", title="Kept"))
+        after = run(cache.get("k", loader))
+    finally:
+        cache.close()
+    assert (before, after) == (1, 2)
+    (first_thread, first_session, first_count), (thread, session_id, count) = seen
+    assert first_thread.startswith("studyhall-load") and thread == first_thread
+    assert (session_id == first_session) == (db.brief_sessions is not None)
+    assert count == first_count + 1  # the write between the loads is read
+
+
+def test_a_closed_cache_loads_in_the_shared_pool(db: Database):
+    names: list[str] = []
+
+    def loader(_session) -> int:  # type: ignore[no-untyped-def]
+        names.append(threading.current_thread().name)
+        return len(names)
+
+    cache = ContentCache(db, ttl=0, loads_at_once=2)
+    run(cache.get("k", loader))
+    cache.close()
+    cache.close()  # twice is harmless
+    assert run(cache.get("k", loader)) == 2
+    assert names[0].startswith("studyhall-load") and not names[1].startswith("studyhall-load")
+
+
+def test_the_app_stops_its_search_threads_when_it_stops(settings: Settings):
+    from fastapi.testclient import TestClient
+
+    app = create_app(settings)
+    with TestClient(app) as client:
+        assert client.get("/search", params={"q": "calibration"}).status_code == 200
+        executor = app.state.search_cache._threads
+        threads = list(executor._threads) if executor is not None else []
+    assert app.state.search_cache._threads is None
+    assert not any(thread.is_alive() for thread in threads)
 
 
 def test_fresh_searches_take_turns_in_a_sqlite_worker_only(settings: Settings):
