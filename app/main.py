@@ -51,13 +51,12 @@ log = logging.getLogger("studyhall")
 SEARCH_CACHE_ENTRIES = 512  # a search's results with their snippets: 5 to 20 KB
 SEARCH_CACHE_SECONDS = 60.0  # kept results are refreshed this often (when the cache is on)
 # Fresh searches run at once on SQLite, each in a thread; the others wait their turn in order.
-# SQLite searches in the worker's process without the GIL, but a search also waits for the GIL
-# (its own Python, and the event loop's while it renders pages), so two a core this process
-# may use keep the cores busy: 4 on 2 cores answered 5 to 9 % more a second than 2, and 6 no more
-# than 4 but later. More only take turns on the GIL and the cores (32 at once answered fewer a
-# second than 2, and the last of them far later). PostgreSQL searches in its own processes,
-# while the worker's threads wait: no limit but the thread pool's.
-SEARCHES_AT_ONCE = 2 * (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+# SQLite searches in the worker's process without the GIL, so one a core this process may use
+# keeps the cores busy; more only take turns on the GIL and the cores (32 at once answered
+# fewer a second than 2, and the last of them far later; with the search cache's threads
+# keeping their sessions, 4 on 2 cores answered no more than 2, and later). PostgreSQL
+# searches in its own processes, while the worker's threads wait: no limit but the pool's.
+SEARCHES_AT_ONCE = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 SWITCH_INTERVAL_S = 0.002  # how long a thread may hold the GIL while another waits for it
 
 
