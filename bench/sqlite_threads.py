@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -125,7 +126,7 @@ def section(
         f"- Command: `{' '.join(['.venv/bin/python', 'bench/sqlite_threads.py', *sys.argv[1:]])}`",
         f"- Code: {code_revision()}",
         f"- CPUs (nproc): {len(os.sched_getaffinity(0))}; CPU model: {cpu_model()}",
-        f"- SQLite {__import__('sqlite3').sqlite_version}, Python {sys.version.split()[0]}",
+        f"- SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]}",
         "- Library: "
         + (
             f"`{args.database}`"

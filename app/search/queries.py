@@ -282,8 +282,12 @@ class SQLiteBackend(Backend):
         """Without a topic: statements prepared once, run on the driver's cursor."""
         found, unranked = self._prepared(kind)
         ((total, page),) = found.rows(session, **params)
-        if page is None:  # none, or too many to rank
-            return ([], 0) if not total else (_title_first(_run(unranked, session), params), total)
+        if not total:
+            return [], 0
+        if page is None:  # too many to rank
+            return _title_first(
+                lambda values: unranked.rows(session, **values)[0][0], params
+            ), total
         ranked = sorted(json.loads(page), key=lambda row: (row[0], row[1]))  # rank, then row
         return [_marked(row[1:]) for row in ranked], total
 
@@ -300,10 +304,6 @@ class SQLiteBackend(Backend):
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
         return {"match": fts5_query(terms), "start": START, "stop": STOP, "words": SNIPPET_WORDS}
-
-
-def _run(statement: Prepared, session: Session) -> Callable[[dict[str, Any]], str | None]:
-    return lambda values: statement.rows(session, **values)[0][0]
 
 
 def _title_first(

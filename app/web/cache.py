@@ -117,7 +117,11 @@ class ContentCache:
 
     def _brief_sessions(self, brief: bool) -> Sessions | None:
         """The sessions a brief load reads through on the event loop; None: off to a thread."""
-        return self.db.brief_session if brief and self.db.brief_sessions is not None else None
+        return self._kept_sessions() if brief else None
+
+    def _kept_sessions(self) -> Sessions | None:
+        """The calling thread's kept session, on a SQLite file (None: a session each read)."""
+        return self.db.brief_session if self.db.brief_sessions is not None else None
 
     async def _load(
         self, key: Hashable, loader: Callable[[Session], Any], generation: int, brief: bool
@@ -128,8 +132,7 @@ class ContentCache:
             if sessions is not None:
                 value = self._read(loader, sessions)
             elif self._threads is not None:
-                kept = self.db.brief_session if self.db.brief_sessions is not None else None
-                read = functools.partial(self._read, loader, kept)
+                read = functools.partial(self._read, loader, self._kept_sessions())
                 loop = asyncio.get_running_loop()
                 value = await loop.run_in_executor(
                     self._threads, contextvars.copy_context().run, read
