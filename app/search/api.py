@@ -30,8 +30,8 @@ BODIES_LIMIT = 512
 async def search(params: SearchParamsDep, results: SearchResultsDep) -> Response:
     """Search note sections and questions; every word or quoted phrase must match.
 
-    Results come in two groups, best first, each with its total; `type` narrows to one
-    group (and lists more of it). Any query text is accepted.
+    Results come in two groups, best first, each with its total: up to 10 of each, or up to
+    50 of the one group `type` narrows to. Any query text is accepted.
     """
     kept = _bodies.get(id(results))
     if kept is None or kept[0] is not results:

@@ -10,7 +10,9 @@ from app.search import service
 from app.search.read_models import SearchResults
 from app.web.cache import ContentCache
 
-PAGE_LIMIT = 20  # results a group shows when both groups are shown
+# Results a group shows when both groups are shown: the best few of each, with the questions
+# close under the notes, and a link to the rest of a group.
+PAGE_LIMIT = 10
 KIND_LIMIT = 50  # when one kind is asked for
 
 

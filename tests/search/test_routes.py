@@ -114,3 +114,26 @@ def test_a_search_too_broad_to_rank_says_so_on_the_page_and_in_the_api(client, d
     assert client.get("/api/v1/search", params={"q": "zebrafish"}).json()["ranked"] is False
     html = client.get("/search", params={"q": "zebrafish 3"}).text
     assert "not ranked" not in html
+
+
+def test_both_groups_show_their_best_few_and_link_to_the_rest(client, db):
+    from app.search.dependencies import KIND_LIMIT, PAGE_LIMIT
+
+    many = PAGE_LIMIT + 2
+    qa = "".join(
+        f"Question {n}: Which okapi setting {n}?\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
+        for n in range(1, many + 1)
+    )
+    import_file(db, f"Okapi — Questions and Answers\n{qa}".encode(), "okapi.txt")
+    html = client.get("/search", params={"q": "okapi"}).text
+    shown = [a for a in tags(html, "a") if a.get("href", "").startswith("/questions/")]
+    assert len(shown) == PAGE_LIMIT
+    assert f"The best {PAGE_LIMIT} of {many} questions." in html
+    more = next(a for a in tags(html, "a") if "type=questions" in a.get("href", ""))
+    assert more["href"] == "/search?q=okapi&topic=&type=questions"
+    rest = client.get(more["href"]).text
+    assert many <= KIND_LIMIT
+    assert len([a for a in tags(rest, "a") if a.get("href", "").startswith("/questions/")]) == many
+    assert "Show more" not in rest
+    api = client.get("/api/v1/search", params={"q": "okapi"}).json()
+    assert len(api["questions"]) == PAGE_LIMIT and api["question_total"] == many
