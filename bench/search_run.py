@@ -7,7 +7,8 @@ notes of ten sections: 5,000 note sections), import it into a seeded database wi
 `studyhall import`, serve it as `studyhall serve` does next to the separate bare app (as
 bench/run.py does), and load `/search` and `/api/v1/search` with wrk: once with a dozen
 queries asked over and over (common words, rare words, a prefix, a phrase, code-like terms),
-once with two words drawn at random from the library's vocabulary on every request.
+once with two words drawn at random from the library's vocabulary on every request, and at
+the busiest count so again with each connection pausing before each search, as a learner does.
 """
 
 import argparse
@@ -62,6 +63,10 @@ QUERIES = [
     "nosuchword",
 ]
 VOCABULARY = library.COMMON + library.PARTICULAR
+# Learners search as people do: each waits for the answer, reads it and types the next query,
+# here a pause drawn from this range (ms) before each. Measured at the busiest count only.
+PAUSE_MS = (500, 1500)
+LEARNERS = "learners pausing"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -93,16 +98,23 @@ def repeated_script(path: str, folder: Path) -> Path:
     return script
 
 
-def distinct_script(path: str, folder: Path) -> Path:
-    """A wrk script asking for path?q=<two random vocabulary words> on every request."""
-    script = folder / f"distinct{path.replace('/', '-')}.lua"
-    # Each wrk thread draws from a sequence of its own: with one seed for all, every query
-    # would be asked once by each thread, the second time from the cache.
+def distinct_script(path: str, folder: Path, *, pause: bool = False) -> Path:
+    """A wrk script asking for path?q=<two random vocabulary words> on every request.
+
+    With `pause`, each connection waits PAUSE_MS before each request (wrk's latency starts
+    when the request is sent, so the pause is not in it).
+    """
+    script = folder / f"distinct{path.replace('/', '-')}{'-pausing' if pause else ''}.lua"
+    low, high = PAUSE_MS
+    delay = f"delay = function()\n  return math.random({low}, {high})\nend\n" if pause else ""
+    # Each wrk thread, in each run, draws from a sequence of its own: with one seed for all,
+    # every query would be asked once by each thread (or each sitting), then from the cache.
     script.write_text(
         f"local words = {lua_list(VOCABULARY)}\nlocal threads = 0\n"
         "setup = function(thread)\n  thread:set('id', threads)\n  threads = threads + 1\nend\n"
-        "init = function(args)\n  math.randomseed(7 + 1000 * id)\nend\n"
-        "request = function()\n"
+        "init = function(args)\n  math.randomseed(os.time() * 1000 + id)\nend\n"
+        + delay
+        + "request = function()\n"
         "  local q = words[math.random(#words)] .. '+' .. words[math.random(#words)]\n"
         f'  return wrk.format(nil, "{path}?q=" .. q)\nend\n'
     )
@@ -119,7 +131,19 @@ def search_targets(folder: Path) -> list[Target]:
         targets.append(
             Target(f"{name}, distinct queries", path, script=distinct_script(path, folder))
         )
+        targets.append(
+            Target(
+                f"{name}, distinct queries, {LEARNERS}",
+                path,
+                script=distinct_script(path, folder, pause=True),
+            )
+        )
     return [*targets, Target("bare (again)", "/", bare=True)]
+
+
+def measured_at(target: Target, connections: int) -> bool:
+    """Whether a target is loaded at a connection count: learners only at the busiest."""
+    return not target.name.endswith(LEARNERS) or connections == max(CONNECTIONS)
 
 
 def load(
@@ -129,7 +153,7 @@ def load(
     results = []
     for sitting in range(1, args.sittings + 1):
         for connections in CONNECTIONS:
-            for target in targets:
+            for target in filter(lambda t: measured_at(t, connections), targets):
                 result = replace(
                     run_wrk(bases, target, connections, args.duration, folder), sitting=sitting
                 )
@@ -155,7 +179,8 @@ def section(
     import_s: float,
 ) -> str:
     """Compose this benchmark's section of RESULTS.md."""
-    names = list(dict.fromkeys(r.target.name for r in results))
+    busiest = max(CONNECTIONS)  # where every target is loaded: their order
+    names = list(dict.fromkeys(r.target.name for r in results if r.connections == busiest))
     lines = [
         "## Search over the 50,000-question library",
         "",
@@ -175,12 +200,17 @@ def section(
         + ", ".join(f"`{q}`" for q in QUERIES)
         + ". *Distinct queries* are two words drawn at random from the library's vocabulary",
         f"({len(VOCABULARY)} words) on every request, so most are asked for the first time.",
+        "Without a pause, each connection asks again as soon as it has its answer;",
+        f"*{LEARNERS}* wait {PAUSE_MS[0]} to {PAUSE_MS[1]} ms before each search (reading the",
+        f"answer, typing the next query), as {busiest} learners searching at once would.",
         "",
         f"| target | connections | req/s | ratio to bare | p50 ms | p99 ms | goal p99 < {P99_GOAL_MS:.0f} ms |",
         "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for name in names:
         for connections in CONNECTIONS:
+            if not any(x.target.name == name and x.connections == connections for x in results):
+                continue
             r = summarise(results, name, connections)
             p50 = sorted(
                 x.p50_ms for x in results if x.target.name == name and x.connections == connections
@@ -188,26 +218,34 @@ def section(
             clean = not r.non_2xx and not r.socket_errors
             goal = "" if "bare" in name else verdict(r.p99_ms < P99_GOAL_MS and clean)
             errors = "" if clean else f" **{r.non_2xx} non-2xx, {r.socket_errors} socket errors**"
+            ratio = "" if name.endswith(LEARNERS) else f"{r.ratio:.2f}"  # paced, not a rate
             lines.append(
-                f"| {name} | {connections} | {r.rps:,.0f} | {r.ratio:.2f}"
+                f"| {name} | {connections} | {r.rps:,.0f} | {ratio}"
                 f" | {p50[len(p50) // 2]:.2f} | {r.p99_ms:.2f} | {goal}{errors} |"
             )
     floor = "; ".join(
         f"{summarise(results, 'bare', c).p99_ms:.2f} ms at {c} connection{'s' if c != 1 else ''}"
         for c in CONNECTIONS
     )
-    busiest = max(CONNECTIONS)
     costs = ", ".join(
         f"{name.split(',')[0]} {1000 / max(summarise(results, name, busiest).rps, 1e-9):.1f} ms"
+        for name in names
+        if name.endswith("distinct queries")
+    )
+    capacity = ", ".join(
+        f"{name.split(',')[0]} {summarise(results, name, busiest).rps:,.0f}"
         for name in names
         if name.endswith("distinct queries")
     )
     lines += [
         "",
         f"A fresh search keeps the worker busy for about {costs} (one over the req/s at",
-        f"{busiest} connections), so at {busiest} connections, all of them searching afresh,",
-        "each request waits for the searches queued before it: p50 is near the connections",
-        "times that cost.",
+        f"{busiest} connections), so at {busiest} connections, all of them searching afresh",
+        "without a pause, each request waits for the searches queued before it: p50 is near",
+        "the connections times that cost. Those rows measure how many fresh searches a second",
+        f"one worker answers ({capacity}); for a p99 under {P99_GOAL_MS:.0f} ms with {busiest}",
+        "connections that never pause, it would have to answer more than"
+        f" {busiest * 1000 / P99_GOAL_MS:,.0f} a second.",
         "",
         f"The floor the machine set in this run, bare's median p99: {floor}. The machine's",
         "two cores are shared with wrk and with whatever else runs on it: when bare's own p99",
