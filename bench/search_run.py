@@ -159,7 +159,7 @@ def load(
                 )
                 results.append(result)
                 print(
-                    f"  sitting {sitting} c={connections:<3} {target.name:<34}"
+                    f"  sitting {sitting} c={connections:<3} {target.name:<48}"
                     f" {result.rps:>8,.0f} req/s  p50 {result.p50_ms:6.2f} ms"
                     f"  p99 {result.p99_ms:7.2f} ms",
                     flush=True,

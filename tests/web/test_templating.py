@@ -108,3 +108,14 @@ def test_pages_name_routes_and_static_files_as_url_for_would(app):
     assert templating.assets["app.css"] == static_url("app.css") != "/static/app.css"
     with pytest.raises(NoMatchFound):
         templating.paths.no_such_route  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("n", "shown"),
+    [(0, "0 questions"), (1, "1 question"), (2, "2 questions"), (50000, "50,000 questions")],
+)
+def test_counts_read_as_words_with_thousands_set_apart(n, shown):
+    from app.web.templating import templates
+
+    macro = '{% from "components/macros.html" import plural %}{{ plural(n, "question") }}'
+    assert templates.env.from_string(macro).render(n=n) == shown
