@@ -2,6 +2,7 @@
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -39,6 +40,12 @@ class Settings(BaseSettings):
     access_log: bool = Field(
         default=False,
         description="Log every request (the reverse proxy in front usually does this already).",
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="How the server writes its log: text lines or JSON objects."
+    )
+    metrics: Literal["off", "admin", "public"] = Field(
+        default="admin", description="Who may read /metrics: nobody, admins, or anyone."
     )
     trusted_proxies: str = Field(
         default="127.0.0.1",

@@ -92,13 +92,16 @@ def serving(env: dict[str, str], log: Path) -> Iterator[str]:
 
 
 @contextmanager
-def server_process(env: dict[str, str], log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def server_process(
+    env: dict[str, str], log: Path, workers: int = 1
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Like serving, but yield the process too (a test may kill it)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    where = ["--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
     with log.open("wb") as log_file:
         process = subprocess.Popen(
-            [*studyhall_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            [*studyhall_command(), "serve", *where],
             cwd=PROJECT_ROOT,
             env=env,
             stdout=log_file,

@@ -29,6 +29,7 @@ from app.exams.schemas import (
     ResultOut,
 )
 from app.web.dependencies import SessionDep, unit_of_work
+from app.web.metrics import EXAM_ANSWERS
 from app.web.schemas import ErrorOut
 
 router = APIRouter(
@@ -152,7 +153,10 @@ async def save_answer(
         now=now_of(request),
         grace=grace_of(request),
     )
-    return await _shown(request, save, attempt, position)
+    shown = await _shown(request, save, attempt, position)
+    if body.choice_ids:  # an empty list only clears the answer
+        EXAM_ANSWERS.inc()
+    return shown
 
 
 async def _shown(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import bindparam, case, select
+from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
@@ -308,3 +308,9 @@ def resume_position(session: Session, attempt_id: int) -> int:
     """The first unanswered question of an attempt (the last one when all are answered)."""
     found = marks(session, attempt_id)
     return next((m.position for m in found if not m.answered), len(found) or 1)
+
+
+def count_open(session: Session) -> int:
+    """Count everyone's exam attempts still open (the metrics' gauge; status is indexed)."""
+    statement = select(func.count()).select_from(Attempt).where(Attempt.status == "open")
+    return session.scalar(statement) or 0

@@ -23,6 +23,7 @@ from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, 
 from app.exams.read_models import AttemptHeader, TakeView
 from app.web.dependencies import SessionDep, unit_of_work
 from app.web.limits import FieldText
+from app.web.metrics import EXAM_ANSWERS
 from app.web.templating import is_htmx, render, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -225,10 +226,12 @@ async def save_attempt_question(
         )
         if block is None:
             await unit_of_work(request).run(save)
+            _count_answer(choice)
             return _after_save(attempt, position, go)
         view = await unit_of_work(request).run(
             partial(queries.take_after, change=save, attempt=attempt, position=position, now=now)
         )
+        _count_answer(choice)
     except InvalidExamAnswer as exc:
         shown = await _take(request, attempt, position)
         return _show(request, shown, error=exc.message, status_code=422, block=block)
@@ -237,6 +240,12 @@ async def save_attempt_question(
             raise
         return Response(status_code=409, headers={"HX-Redirect": exc.page_redirect or "/"})
     return _show(request, view, saved=True, block=block)
+
+
+def _count_answer(choice: list[str] | None) -> None:
+    """Count a committed save that held a choice (a page left blank answers nothing)."""
+    if choice:
+        EXAM_ANSWERS.inc()
 
 
 def _after_save(attempt: AttemptHeader, position: int, go: Go) -> RedirectResponse:

@@ -12,6 +12,7 @@ from app.accounts.service import Viewer
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_upload
 from app.web.limits import without_control_characters
+from app.web.metrics import IMPORT_REFUSED, IMPORTED
 from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -73,6 +74,8 @@ async def import_post(request: Request, viewer: Author) -> HTMLResponse:
             format or None,
         )
     except ImportRefused as exc:  # refused before anything was written
+        IMPORT_REFUSED.inc()
         return _page(request, 422, refused=exc)
+    IMPORTED.inc()
     request.app.state.cache.clear()  # this worker shows the new content at once
     return _page(request, report=report)

@@ -14,6 +14,7 @@ from app.progress.dependencies import LibraryDep, NowDep, now_of
 from app.progress.read_models import Dashboard
 from app.progress.schemas import ProgressOut
 from app.web.dependencies import unit_of_work
+from app.web.metrics import PRACTICE_ANSWERS
 from app.web.schemas import NOT_FOUND, ErrorOut
 from app.web.templating import url_for
 
@@ -44,6 +45,8 @@ async def check_question(request: Request, view: QuestionDep, body: CheckIn) -> 
             now=now_of(request),
         )
     )
+    if user_id is not None:  # kept (and committed) only for a learner
+        PRACTICE_ANSWERS.inc()
     # Built here rather than validated against CheckOut: every field comes from a read model.
     return JSONResponse(
         {

@@ -28,6 +28,7 @@ from app.progress.kept import KeptDashboards, minute_of
 from app.progress.queries import NO_EXAMS
 from app.progress.read_models import ExamRecords, NoteStanding, ReviewStatus, SetTally
 from app.web.dependencies import UnitOfWork, unit_of_work
+from app.web.metrics import PRACTICE_ANSWERS
 from app.web.templating import is_htmx, render, render_page, url_for
 from app.web.timing import elapsed
 
@@ -77,6 +78,8 @@ async def _answer(
         return await _page(
             request, view, viewer, None, context, error=exc.message, block=block, page=page
         )
+    if user_id is not None:  # kept (and committed) only for a learner
+        PRACTICE_ANSWERS.inc()
     if block is not None:
         context = await extra() if extra else None
         return await _page(request, view, viewer, result, context, block=block, page=page)

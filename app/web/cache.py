@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
 from app.errors import NotFound
+from app.web.metrics import CACHE_REQUESTS
 
 T = TypeVar("T")
 Sessions = Callable[[], AbstractContextManager[Session]]
@@ -44,13 +45,15 @@ class ContentCache:
         check_seconds: float = 1.0,
         max_entries: int = MAX_ENTRIES,
         loads_at_once: int | None = None,
+        name: str = "content",
     ) -> None:
         """`loads_at_once`: how many loads run at once, each in a thread of the cache's own, the
         others waiting their turn in order of arrival (None: in the shared thread pool, as many
         as it runs). On a SQLite file each of those threads keeps its session from one load to
         the next, as the event loop keeps its brief one (see `Database.brief_session`): in the
         shared pool, about a third of the time a search held the GIL went to setting its
-        session up and tearing it down."""
+        session up and tearing it down. `name` labels the cache's hits and misses in the
+        metrics."""
         self.db = db
         self.loads_at_once = loads_at_once
         self._threads = (
@@ -68,6 +71,8 @@ class ContentCache:
         self._loading: dict[Hashable, asyncio.Future[Any]] = {}
         self._generation = 0
         self.followers: list[ContentCache] = []  # caches of content too, cleared with this one
+        self._hits = CACHE_REQUESTS.labels(cache=name, result="hit")
+        self._misses = CACHE_REQUESTS.labels(cache=name, result="miss")
 
     async def get(self, key: Hashable, loader: Callable[[Session], T], *, brief: bool = False) -> T:
         """Return the value for key: cached, stale while it refreshes, or freshly loaded.
@@ -82,10 +87,12 @@ class ContentCache:
         now = time.monotonic()
         # Stale values are served for one more time-to-live at most; older ones wait.
         if entry is not None and now < entry[0] + self.ttl:
+            self._hits.inc()
             self._entries.move_to_end(key)
             if entry[0] <= now and key not in self._loading:
                 self._start(key, loader, brief).add_done_callback(_log_failure)
             return _unwrap(entry[1])
+        self._misses.inc()
         sessions = self._brief_sessions(brief)
         if sessions is not None and key not in self._loading:
             value = self._read(loader, sessions)

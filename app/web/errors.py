@@ -2,19 +2,23 @@
 
 import logging
 
+from asgi_correlation_id import correlation_id
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.routing import iter_route_contexts
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException
 from starlette.routing import compile_path, get_route_path
 
 from app.errors import DomainError, Unavailable
+from app.web.logs import REQUEST_ID_HEADER
+from app.web.metrics import DATABASE_ERRORS
 from app.web.templating import render
 
 log = logging.getLogger("studyhall")
 SQLITE_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED: another writer holds the database
+MACHINE_PATHS = ("/healthz", "/metrics")  # read by monitors: errors as JSON, never a redirect
 
 TITLES = {
     400: "That request did not make sense",
@@ -32,7 +36,7 @@ TITLES = {
 
 
 def wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/") or request.url.path == "/healthz"
+    return request.url.path.startswith("/api/") or request.url.path in MACHINE_PATHS
 
 
 async def error_response(request: Request, status: int, message: str) -> Response:
@@ -117,6 +121,7 @@ async def _database_error(request: Request, exc: Exception) -> Response:
     if code is not None and code not in SQLITE_BUSY_CODES:  # e.g. no such table: a broken set-up
         return await _server_error(request, exc)
     log.warning("database error on %s %s: %s", request.method, request.url.path, exc)
+    DATABASE_ERRORS.labels(kind=type(exc).__name__).inc()
     busy = Unavailable(
         "Studyhall is busy and nothing was saved. Please try again in a moment.",
     )
@@ -125,9 +130,23 @@ async def _database_error(request: Request, exc: Exception) -> Response:
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    if isinstance(exc, SQLAlchemyError):
+        DATABASE_ERRORS.labels(kind=type(exc).__name__).inc()
     return await error_response(
         request, 500, "The error has been logged. Please try again in a moment."
     )
+
+
+async def _unhandled_error(request: Request, exc: Exception) -> Response:
+    """Answer an error no other handler took, naming the request it failed.
+
+    Starlette sends this page from its outermost layer, past the middleware that adds the
+    request id to every other response, so the page carries the id itself.
+    """
+    response = await _server_error(request, exc)
+    if request_id := correlation_id.get():
+        response.headers[REQUEST_ID_HEADER] = request_id
+    return response
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -136,4 +155,4 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(OperationalError, _database_error)
-    app.add_exception_handler(Exception, _server_error)
+    app.add_exception_handler(Exception, _unhandled_error)
