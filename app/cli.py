@@ -1,9 +1,11 @@
-"""The `studyhall` command: serve, migrate, seed, import, export, sweep, users, check and
-check-content."""
+"""The `studyhall` command: serve, migrate, seed, import, export, backup, restore, sweep, users,
+check and check-content."""
 
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -25,6 +27,7 @@ from app.content.bundle import Report
 from app.db import Database
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_in_steps, seed_files
+from app.web.metrics import IMPORT_REFUSED, IMPORTED
 
 if TYPE_CHECKING:
     from app.content.quality import ContentReport
@@ -51,18 +54,62 @@ def _database() -> Database:
 @cli.command()
 def migrate() -> None:
     """Create or upgrade the database schema."""
-    from app.migrate import current_revision, upgrade
+    from app.migrate import schema_state, upgrade
 
     url = get_settings().database_url
-    before = current_revision(url)
-    upgrade(url)
-    after = current_revision(url)
-    if before is None:
-        out.print(f"[green]Created the database schema (revision {after}).[/]")
-    elif before != after:
-        out.print(f"[green]Upgraded the database schema from revision {before} to {after}.[/]")
+    state = schema_state(url)
+    if not state.known:
+        err.print(_newer_schema(state.current))
+        raise typer.Exit(2)
+    rebuilt = upgrade(url)
+    if state.current is None:
+        out.print(f"[green]Created the database schema (revision {state.head}).[/]")
+    elif state.behind:
+        out.print(f"Upgraded the database schema from revision {state.current} to {state.head}.")
     else:
-        out.print(f"[green]The database schema is up to date (revision {after}).[/]")
+        out.print(f"The database schema is up to date (revision {state.head}).")
+    if rebuilt is not None:
+        out.print(
+            f"Made {rebuilt.cards:,} review cards from {rebuilt.answers:,} answers given before "
+            "cards were kept."
+        )
+
+
+@cli.command()
+def rebuild() -> None:
+    """Make the review cards missing for answers already given (migrate does it when needed)."""
+    from app.migrate import rebuild as rebuild_cards
+
+    rebuilt = rebuild_cards(get_settings().database_url)
+    assert rebuilt is not None
+    out.print(f"Made {rebuilt.cards:,} review cards from {rebuilt.answers:,} answers.")
+
+
+def _newer_schema(revision: str | None) -> str:
+    return (
+        f"[red]The database is at revision {revision}, which this version of Studyhall does "
+        "not know: it was made by a newer release. Run that release, or restore a backup "
+        "made by this one.[/]"
+    )
+
+
+def _refuse_unready_schema(url: str) -> None:
+    """Exit 2 unless the database's schema is the one the code expects."""
+    from app.migrate import schema_state
+
+    state = schema_state(url)
+    if not state.known:
+        err.print(_newer_schema(state.current))
+    elif state.current is None:
+        err.print("[red]The database has no schema yet.[/] Run `studyhall migrate` first.")
+    elif state.behind:
+        err.print(
+            f"[red]The database is at revision {state.current}; this version of Studyhall needs "
+            f"{state.head}.[/] Back it up (`studyhall backup FILE`), then run `studyhall migrate`."
+        )
+    else:
+        return
+    raise typer.Exit(2)
 
 
 @cli.command()
@@ -71,46 +118,82 @@ def serve(
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
     workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 1,
 ) -> None:
-    """Serve the web application."""
+    """Serve the web application; refuse a database whose schema is not the code's."""
     import uvicorn
 
+    from app.backup import serving_lock
     from app.web.headers import SECURITY_HEADERS
+    from app.web.logs import log_config
+    from app.web.metrics import shared_metrics
 
-    uvicorn.run(
-        "app.main:create_served_app",
-        factory=True,
-        loop=SERVER_LOOP,
-        headers=[(name.decode(), value.decode()) for name, value in SECURITY_HEADERS],
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=get_settings().log_level,
-        access_log=get_settings().access_log,
-        proxy_headers=True,
-        # Rate limits count per client address: behind a proxy that is another host, its
-        # address must be trusted, or every visitor looks like the proxy.
-        forwarded_allow_ips=get_settings().trusted_proxies,
-    )
+    _refuse_unready_schema(get_settings().database_url)
+
+    with (
+        _refusals(),
+        serving_lock(get_settings().database_url),  # `studyhall restore` refuses a served database
+        shared_metrics(workers),  # several workers add their metrics up in one directory
+    ):
+        uvicorn.run(
+            "app.main:create_served_app",
+            factory=True,
+            loop=SERVER_LOOP,
+            headers=[(name.decode(), value.decode()) for name, value in SECURITY_HEADERS],
+            host=host,
+            port=port,
+            workers=workers,
+            log_config=log_config(get_settings().log_format, get_settings().log_level),
+            log_level=get_settings().log_level,
+            access_log=get_settings().access_log,
+            proxy_headers=True,
+            # Rate limits count per client address: behind a proxy that is another host, its
+            # address must be trusted, or every visitor looks like the proxy.
+            forwarded_allow_ips=get_settings().trusted_proxies,
+        )
 
 
 @cli.command()
 def seed(
-    if_empty: Annotated[
-        bool, typer.Option("--if-empty", help="Do nothing when content exists.")
+    if_changed: Annotated[
+        bool,
+        typer.Option(
+            "--if-changed", help="Do nothing when the seed documents were loaded as they are."
+        ),
     ] = False,
 ) -> None:
-    """Load the documents in the seed folder."""
+    """Load the documents in the seed folder; content of other sets is left as it is."""
+    from app.content.service import loaded_seed, remember_seed
+    from app.importers.service import seed_digest
+
     settings = get_settings()
-    db = _database()
-    if if_empty and _has_content(db):
-        out.print("Content already present; seed skipped.")
-        return
-    files = seed_files(settings.seed_dir)
+    files = seed_files(settings.seed_dir) if settings.seed_dir.is_dir() else []
     if not files:
         err.print(f"[red]No seed documents in {escape(str(settings.seed_dir))}[/]")
         raise typer.Exit(1)
-    _import_files(
+    db, digest = _database(), seed_digest(files)
+    with db.session_scope() as session:
+        loaded = loaded_seed(session)
+    if if_changed and loaded == digest:
+        out.print("The seed content is up to date: no seed document changed since it was loaded.")
+        return
+    reports = _import_files(
         db, [(path, f"seed/{path.name}") for path in files], None, settings.max_upload_bytes
+    )
+    with db.session_scope(write=True) as session:
+        remember_seed(session, digest)
+    changes = _changes(reports)
+    verb = "Loaded" if loaded is None else "Updated"
+    out.print(f"[green]{verb} the seed content:[/] {changes or 'nothing changed'}.")
+
+
+def _changes(reports: list[Report]) -> str:
+    """Sum what the imports created and updated, as "questions created 214, ..."."""
+    totals: Counter[str] = Counter()
+    for report in reports:
+        totals.update(
+            {k: v for k, v in report.counts.items() if k.endswith(("_created", "_updated"))}
+        )
+    return ", ".join(
+        f"{name.replace('_', ' ')} {count:,}" for name, count in totals.items() if count
     )
 
 
@@ -161,6 +244,83 @@ def export(
         err.print(f"Wrote {escape(str(output))}")
 
 
+@cli.command("backup")
+def backup_(
+    path: Annotated[Path, typer.Argument(help="File to write the backup to.", show_default=False)],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite PATH if it exists.")] = False,
+) -> None:
+    """Copy the database to PATH, even while the server runs, and check the copy."""
+    from app.backup import backup
+
+    with _refusals(), _copying("Copying the database (pages)") as progress:
+        saved = backup(get_settings().database_url, path, force, progress)
+    out.print(
+        f"[green]Saved {escape(str(path))}[/] ({saved.size:,} bytes, schema revision "
+        f"{saved.revision}); {saved.checked}."
+    )
+    _print_counts(saved.counts)
+
+
+@cli.command()
+def restore(
+    path: Annotated[Path, typer.Argument(help="Backup to restore.", show_default=False)],
+    force: Annotated[
+        bool, typer.Option("--force", help="Restore even while a server uses the database.")
+    ] = False,
+) -> None:
+    """Check a backup, copy it into the database and migrate it; a refused one changes nothing."""
+    from app.backup import restore as restore_backup
+
+    with _refusals(), _copying("Restoring (pages)") as progress:
+        restored = restore_backup(get_settings().database_url, path, force, progress)
+    before, after = restored.from_revision, restored.to_revision
+    schema = (
+        f"upgraded its schema from revision {before} to {after}"
+        if before != after
+        else f"its schema is at the newest revision, {after}"
+    )
+    where = escape(f"{path} into {restored.database}")
+    out.print(f"[green]Restored {where}[/]: {schema}.")
+    _print_counts(restored.counts)
+    if restored.in_use:
+        err.print(
+            "[yellow]warning[/] a server had the database open: restart it, so that it forgets "
+            "what it kept in memory from before the restore."
+        )
+
+
+def _print_counts(counts: dict[str, int]) -> None:
+    for label, count in counts.items():
+        out.print(f"  {label:<13} {count:>10,}")
+
+
+@contextmanager
+def _copying(description: str) -> Iterator[Callable[[int, int], None]]:
+    """Show a progress bar on a terminal's standard error; yield what moves it (done, total)."""
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    # only on a terminal: cron mails whatever a command writes
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task(description, total=None)
+        yield lambda done, total: progress.update(task, completed=done, total=total)
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Turn a refused backup, restore or serve into its message and exit status."""
+    from app.backup import Refused
+
+    try:
+        yield
+    except Refused as exc:
+        err.print(f"[red]refused[/] {escape(str(exc))}")
+        raise typer.Exit(exc.code) from None
+
+
 @cli.command()
 def sweep() -> None:
     """Finalise exam attempts whose time (and grace) ran out; safe to run from cron."""
@@ -177,22 +337,24 @@ def sweep() -> None:
 
 
 @cli.command()
-def check() -> None:
-    """Warn about an unsafe or unready production setup; exit status 1 when there is any."""
-    from app.checks import deployment_warnings
+def check(
+    workers: Annotated[
+        int, typer.Option(min=1, max=64, help="Worker processes the server will run.")
+    ] = 1,
+) -> None:
+    """Check the setup before serving: exit status 1 on an error; warnings only inform."""
+    from app.checks import deployment_findings
 
-    settings = get_settings()
-    db = _database()
-    try:
-        with db.session_scope() as session:
-            warnings = deployment_warnings(settings, session)
-    finally:
-        db.dispose()
-    for warning in warnings:
-        out.print(f"[yellow]warning[/] {escape(warning)}")
-    if warnings:
+    findings = deployment_findings(get_settings(), workers)
+    for finding in findings:
+        colour = "red" if finding.level == "error" else "yellow"
+        out.print(f"[{colour}]{finding.level}[/] {escape(finding.message)}")
+    errors = sum(finding.level == "error" for finding in findings)
+    if errors:
+        err.print(f"[red]{errors} error(s): fix them before serving.[/]")
         raise typer.Exit(1)
-    out.print("[green]No problems found.[/]")
+    if not findings:
+        out.print("[green]No problems found.[/]")
 
 
 @cli.command("check-content")
@@ -269,24 +431,12 @@ def _print_content_report(report: "ContentReport") -> None:
         out.print(f"[green]No findings in {report.questions} questions.[/]")
 
 
-def _has_content(db: Database) -> bool:
-    from sqlalchemy import func, select
-
-    from app.content.models import Note, Question
-
-    with db.session_scope() as session:
-        return bool(
-            session.scalar(select(func.count(Question.id)))
-            or session.scalar(select(func.count(Note.id)))
-        )
-
-
 def _import_files(
     db: Database, files: list[tuple[Path, str]], format: str | None, limit: int
-) -> None:
+) -> list[Report]:
     """Import each (path, label) in turn; exit 1 when any file is refused."""
     settings = get_settings()
-    refused = 0
+    refused, reports = 0, []
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -312,16 +462,20 @@ def _import_files(
                 )
             except ImportRefused as exc:
                 refused += 1
+                IMPORT_REFUSED.inc()
                 err.print(
                     f"[red]refused[/] {escape(str(exc))}  [dim](nothing from this file was saved)[/]"
                 )
             else:
+                IMPORTED.inc()
+                reports.append(report)
                 _print_report(report)
             finally:
                 progress.remove_task(task)
     if refused:
         err.print(f"[red]{refused} of {len(files)} file(s) refused.[/]")
         raise typer.Exit(1)
+    return reports
 
 
 def _read(path: Path, label: str, limit: int) -> bytes:

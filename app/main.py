@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
+from asgi_correlation_id import CorrelationIdMiddleware
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.routing import APIRoute
@@ -18,7 +19,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app import __version__
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
-from app.accounts.dependencies import AddressTurns, RecentViewers, load_viewer
+from app.accounts.dependencies import AddressTurns, RecentViewers, load_viewer, require_role
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
 from app.content import report_routes
@@ -26,11 +27,13 @@ from app.content import routes as content_routes
 from app.content.service import current_version
 from app.db import Database, utcnow
 from app.exams import api as exam_api
+from app.exams import queries as exam_queries
 from app.exams import routes as exam_routes
 from app.exams.dependencies import RecentAttempts
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.sweep import Sweeper
 from app.importers import routes as importer_routes
+from app.migrate import head_revision
 from app.progress import api as progress_api
 from app.progress import routes as progress_routes
 from app.progress import study_routes
@@ -42,6 +45,8 @@ from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
 from app.web.headers import HeadAsGet, SecurityHeaders
 from app.web.limits import InputGuard
+from app.web.logs import REQUEST_ID_HEADER
+from app.web.metrics import RequestMetrics, install_metrics
 from app.web.openapi import install_openapi
 from app.web.schemas import HealthOut
 from app.web.static import mount_static
@@ -119,6 +124,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         current_version,
         max_entries=SEARCH_CACHE_ENTRIES,
         loads_at_once=SEARCHES_AT_ONCE if db.engine.dialect.name == "sqlite" else None,
+        name="search",
     )
     app.state.cache.followers.append(app.state.search_cache)  # a write here clears both
     app.state.load_viewer = load_viewer  # error pages show who is logged in
@@ -135,8 +141,11 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
     if security_headers:
         app.add_middleware(SecurityHeaders)
+    app.add_middleware(RequestMetrics)  # inside HeadAsGet: its copy of the scope gets the route
     app.add_middleware(HeadAsGet)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
+    # Outermost, so every answer names its request: refusals, compressed pages and 304s too.
+    app.add_middleware(CorrelationIdMiddleware, header_name=REQUEST_ID_HEADER)
     install_error_handlers(app)
     install_openapi(app)
     mount_static(app)
@@ -158,6 +167,12 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.include_router(accounts_api.router)
     app.include_router(importer_routes.router)
     _add_plumbing_routes(app)
+    install_metrics(
+        app,
+        settings.metrics,
+        admin_only=require_role("admin"),
+        open_attempts=exam_queries.count_open,
+    )
     bind_routes(app.router)
     return app
 
@@ -167,25 +182,39 @@ def _add_plumbing_routes(app: FastAPI) -> None:
         "/healthz",
         response_model=HealthOut,
         tags=["health"],
-        responses={503: {"model": HealthOut, "description": "The database does not answer"}},
+        responses={
+            503: {
+                "model": HealthOut,
+                "description": "The database does not answer, or its schema is not the code's",
+            }
+        },
     )
     async def healthz(request: Request) -> JSONResponse:
-        """Report whether the app and its database answer."""
+        """Report whether the app and its database answer, and the database's schema revision."""
+        expected = head_revision()
         try:
-            await run_in_threadpool(_ping, request.app.state.db)
+            revision = await run_in_threadpool(_revision, request.app.state.db)
         except Exception as exc:  # any failure means "not ready"; the reason goes to the log
             log.warning("health check: database unavailable: %s", exc)
-            return JSONResponse({"status": "error", "database": "unavailable"}, status_code=503)
-        return JSONResponse({"status": "ok", "database": "ok"})
+            health = HealthOut(status="error", database="unavailable", expected=expected)
+            return JSONResponse(health.model_dump(exclude_none=True), status_code=503)
+        current = revision == expected
+        health = HealthOut(
+            status="ok" if current else "error",
+            database="ok" if current else "not migrated",
+            revision=revision,
+            expected=expected,
+        )
+        return JSONResponse(health.model_dump(), status_code=200 if current else 503)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:
         return FileResponse(PROJECT_ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
 
 
-def _ping(db: Database) -> None:
+def _revision(db: Database) -> str | None:
     with db.read_sessions() as session:
-        session.execute(text("SELECT 1"))
+        return session.scalar(text("SELECT version_num FROM alembic_version"))
 
 
 def _name_apart(router: APIRouter) -> None:

@@ -4,7 +4,7 @@ STUDYHALL_TEST_DATABASE_URL is set), the app, a client and seeded content."""
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 from app.config import Settings, get_settings
 from app.db import Database
 from app.main import create_app
-from app.migrate import upgrade
+from app.migrate import head_revision, upgrade
 from app.models import Base
 from tests.factories import PASSWORD, SEED_DIR, load_seed, log_in
 
@@ -44,6 +44,22 @@ def _migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
         path = tmp_path_factory.mktemp("template") / "template.db"
         upgrade(f"sqlite:///{path}")
         yield str(path)
+
+
+@pytest.fixture
+def empty_url(tmp_path: Path) -> Iterator[str]:
+    """A database with no tables at all."""
+    if not PG_URL:
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    name = f"studyhall_mig_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(_admin_url(PG_URL), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
 
 
 @pytest.fixture
@@ -102,6 +118,19 @@ def cli_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Set
     get_settings.cache_clear()
     yield settings
     get_settings.cache_clear()
+
+
+@pytest.fixture
+def stamp_revision(db: Database) -> Iterator[Callable[[str], None]]:
+    """Mark this test's database as being at another schema revision, for this test only
+    (on PostgreSQL the tests share one database)."""
+
+    def stamp(revision: str) -> None:
+        with db.session_scope(write=True) as session:
+            session.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": revision})
+
+    yield stamp
+    stamp(head_revision())
 
 
 @pytest.fixture

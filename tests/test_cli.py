@@ -1,4 +1,5 @@
 import json
+import shutil
 from pathlib import Path
 
 import click
@@ -9,7 +10,15 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.config import get_settings
 from app.db import Database
-from tests.factories import SEED_DIR, SEED_SET, a_bank, exported, question_id, row_counts, snapshot
+from tests.factories import (
+    SEED_DIR,
+    SEED_SET,
+    a_bank,
+    exported,
+    question_id,
+    row_counts,
+    snapshot,
+)
 
 QA_SEED = SEED_DIR / "000_21c8a85df645b7bb.txt"
 NOTE_SEED = SEED_DIR / "004_7ac6168e0636c6eb.txt"
@@ -97,15 +106,36 @@ def test_seed_loads_every_seed_document(run, cli_db):
     assert (counts["question"], counts["note"], counts["topic"]) == (7, 1, 6)
 
 
-def test_seed_if_empty_seeds_once_then_skips(run, cli_db):
-    first = run("seed", "--if-empty")
+def test_seed_if_changed_loads_once_then_skips(run, cli_db):
+    first = run("seed", "--if-changed")
     assert first.exit_code == 0, first.output
     assert row_counts(cli_db)["question"] == 7
+    assert "Loaded the seed content: question sets created 1, questions created 7" in said(first)
     before = snapshot(cli_db)
-    second = run("seed", "--if-empty")
+    second = run("seed", "--if-changed")
     assert second.exit_code == 0
-    assert said(second) == "Content already present; seed skipped."
+    assert said(second) == (
+        "The seed content is up to date: no seed document changed since it was loaded."
+    )
     assert snapshot(cli_db) == before
+
+
+def test_seed_if_changed_brings_changed_seed_content_up_to_date(run, cli_db, tmp_path, monkeypatch):
+    seed = tmp_path / "seed"
+    shutil.copytree(SEED_DIR, seed)
+    monkeypatch.setenv("STUDYHALL_SEED_DIR", str(seed))
+    get_settings.cache_clear()
+    assert run("seed", "--if-changed").exit_code == 0
+    write("own.json", json.dumps(a_bank({"alpha": 3}, set_slug="own")))
+    assert run("import", "own.json").exit_code == 0
+    own = [q for q in exported(cli_db)["questions"] if q["set"] == "own"]
+    (seed / "bank-new.json").write_text(json.dumps(a_bank({"beta": 2}, set_slug="new")))
+    again = run("seed", "--if-changed")
+    assert again.exit_code == 0, again.output
+    assert "Updated the seed content: " in said(again)
+    assert "questions created 2" in said(again)
+    assert row_counts(cli_db)["question"] == 7 + 3 + 2
+    assert [q for q in exported(cli_db)["questions"] if q["set"] == "own"] == own
 
 
 def test_seed_without_documents_fails(run, tmp_path, monkeypatch):

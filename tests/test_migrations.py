@@ -1,38 +1,17 @@
 """Migrations: one linear chain that builds the schema the models describe, and undoes it."""
 
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
-from sqlalchemy.engine import make_url
 
 from app.db import Database
 from app.migrate import alembic_config, upgrade
 from app.models import Base
 from app.search.models import is_index_table
 from app.search.service import search
-from tests.conftest import PG_URL, _admin_url
-
-
-@pytest.fixture
-def empty_url(tmp_path: Path) -> Iterator[str]:
-    """A database with no tables at all."""
-    if not PG_URL:
-        yield f"sqlite:///{tmp_path / 'empty.db'}"
-        return
-    name = f"studyhall_mig_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(_admin_url(PG_URL), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
 
 
 def _tables(url: str) -> set[str]:

@@ -228,3 +228,5 @@ class ContentVersion(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     version: Mapped[int] = mapped_column(Integer, default=0)
+    # the digest of the seed folder last loaded (`studyhall seed`), None when never loaded
+    seed_digest: Mapped[str | None] = mapped_column(String(64))

@@ -85,6 +85,19 @@ def current_version(session: Session) -> int:
     return session.scalar(select(ContentVersion.version).where(ContentVersion.id == 1)) or 0
 
 
+def loaded_seed(session: Session) -> str | None:
+    """Return the digest of the seed content loaded last, or None when none was."""
+    return session.scalar(select(ContentVersion.seed_digest).where(ContentVersion.id == 1))
+
+
+def remember_seed(session: Session, digest: str) -> None:
+    """Record the digest of the seed content just loaded."""
+    if session.get(ContentVersion, 1) is None:
+        session.add(ContentVersion(id=1, version=0))
+        session.flush()
+    session.execute(update(ContentVersion).where(ContentVersion.id == 1).values(seed_digest=digest))
+
+
 # Built once: every answer runs it, and a prebuilt statement skips construction and keying.
 _ANSWER_KEY = (
     select(Question.revision, Question.kind, Choice.id, Choice.is_correct)

@@ -1,5 +1,6 @@
 """Detect a document's format and parse it into a content bundle."""
 
+import hashlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -127,6 +128,14 @@ def seed_files(seed_dir: Path) -> list[Path]:
     """
     files = sorted(p for p in seed_dir.iterdir() if p.is_file() and not p.name.startswith("."))
     return sorted(files, key=lambda p: (p.suffix == ".toml", p.stem.startswith("errata")))
+
+
+def seed_digest(files: list[Path]) -> str:
+    """A digest of the seed documents' names and bytes: it changes when any file does."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 def import_upload(

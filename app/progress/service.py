@@ -186,24 +186,34 @@ def _review_all(
         before = _card(question_id, row, when)
         card, _ = SCHEDULER.review_card(before, grade_, review_datetime=when.astimezone(UTC))
         lapsed = grade_ == Rating.Again and before.state == State.Review
-        changes.append(
-            {
-                "user_id": user_id,
-                "question_id": question_id,
-                "state": int(card.state),
-                "step": card.step,
-                "stability": card.stability,
-                "difficulty": card.difficulty,
-                "due_at": card.due,
-                "last_review_at": card.last_review,
-                "reviews": (row.reviews if row else 0) + 1,
-                "lapses": (row.lapses if row else 0) + lapsed,
-                "last_correct": grade_ != Rating.Again,
-            }
-        )
+        reviews, lapses = (row.reviews, row.lapses) if row else (0, 0)
+        changes.append(card_row(user_id, card, grade_, reviews + 1, lapses + lapsed))
         outcomes.append(ReviewOutcome(int(card.state), card.due, card.stability, card.difficulty))
-    connection.execute(_UPSERT_CARD[connection.dialect.name], changes)
+    save_cards(session, changes)
     return outcomes
+
+
+def card_row(user_id: int, card: Card, grade_: Rating, reviews: int, lapses: int) -> dict[str, Any]:
+    """The review_card row of a learner's card after a review rated grade_."""
+    return {
+        "user_id": user_id,
+        "question_id": card.card_id,
+        "state": int(card.state),
+        "step": card.step,
+        "stability": card.stability,
+        "difficulty": card.difficulty,
+        "due_at": card.due,
+        "last_review_at": card.last_review,
+        "reviews": reviews,
+        "lapses": lapses,
+        "last_correct": grade_ != Rating.Again,
+    }
+
+
+def save_cards(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Insert or update review cards, given as `card_row` builds them."""
+    connection = session.connection()
+    connection.execute(_UPSERT_CARD[connection.dialect.name], rows)
 
 
 def check_answer(

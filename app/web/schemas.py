@@ -12,6 +12,8 @@ class ErrorOut(BaseModel):
 class HealthOut(BaseModel):
     status: str
     database: str
+    revision: str | None = None
+    expected: str
 
 
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorOut, "description": "Not found"}}

@@ -77,11 +77,27 @@ def test_list_and_set_role(cli_env, db, make_user):
     assert last_admin.exit_code == 1 and "last admin" in last_admin.output
 
 
-def test_check_warns_about_an_open_insecure_setup(cli_env, monkeypatch):
+def test_check_passes_the_default_setup_with_warnings(cli_env):
     result = runner.invoke(cli, ["check"])
-    assert result.exit_code == 1
-    for words in ("not marked Secure", "can sign up", "no admin account"):
-        assert words in result.output
+    assert result.exit_code == 0, result.output
+    assert "can sign up" in result.output and "no admin account" in result.output
+    assert "SQLite" not in result.output and "Secure" not in result.output
+
+
+def test_check_warns_about_http_behind_a_proxy(cli_env, monkeypatch):
+    from app.config import get_settings
+
+    monkeypatch.setenv("STUDYHALL_TRUSTED_PROXIES", "10.0.0.2")
+    get_settings.cache_clear()
+    result = runner.invoke(cli, ["check"])
+    assert result.exit_code == 0 and "not marked Secure" in result.output
+
+
+def test_check_warns_about_several_workers_on_sqlite(cli_env):
+    result = runner.invoke(cli, ["check", "--workers", "4"])
+    assert result.exit_code == 0
+    said = " ".join(result.output.split())
+    assert ("4 workers on SQLite" in said) == cli_env.database_url.startswith("sqlite")
 
 
 def test_check_is_quiet_for_a_locked_down_setup(cli_env, monkeypatch, make_user):
@@ -92,23 +108,44 @@ def test_check_is_quiet_for_a_locked_down_setup(cli_env, monkeypatch, make_user)
     monkeypatch.setenv("STUDYHALL_SIGNUP_OPEN", "false")
     get_settings.cache_clear()
     result = runner.invoke(cli, ["check"])
-    if cli_env.database_url.startswith("sqlite"):
-        assert result.exit_code == 1 and "SQLite" in result.output
-        assert "Secure" not in result.output and "sign up" not in result.output
-    else:
-        assert result.exit_code == 0 and "No problems found" in result.output
+    assert result.exit_code == 0 and "No problems found" in result.output
 
 
-def test_check_reports_an_unmigrated_database(tmp_path, monkeypatch):
+def test_check_warns_about_an_unmigrated_database(tmp_path, monkeypatch):
     from app.config import get_settings
+    from app.migrate import upgrade
 
-    monkeypatch.setenv("STUDYHALL_DATABASE_URL", f"sqlite:///{tmp_path / 'new.db'}")
+    upgrade(f"sqlite:///{tmp_path / 'old.db'}", "0005")
+    monkeypatch.setenv("STUDYHALL_DATABASE_URL", f"sqlite:///{tmp_path / 'old.db'}")
     get_settings.cache_clear()
     try:
         result = runner.invoke(cli, ["check"])
     finally:
         get_settings.cache_clear()
-    assert result.exit_code == 1 and "studyhall migrate" in result.output
+    assert result.exit_code == 0
+    said = " ".join(result.output.split())
+    assert "is at revision 0005" in said and "studyhall migrate" in said
+
+
+def test_check_fails_on_a_database_made_by_a_newer_release(cli_env, stamp_revision):
+    stamp_revision("9999")
+    result = runner.invoke(cli, ["check"])
+    assert result.exit_code == 1
+    assert "made by a newer release" in " ".join(result.output.split())
+
+
+def test_check_fails_when_the_database_cannot_be_used(tmp_path, monkeypatch):
+    from app.config import get_settings
+
+    (tmp_path / "x.db").mkdir()  # a folder where the database file should be
+    monkeypatch.setenv("STUDYHALL_DATABASE_URL", f"sqlite:///{tmp_path / 'x.db'}")
+    get_settings.cache_clear()
+    try:
+        result = runner.invoke(cli, ["check"])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 1
+    assert "The database cannot be used" in " ".join(result.output.split())
 
 
 def test_an_unmigrated_database_gets_a_message_not_a_traceback(tmp_path):

@@ -7,6 +7,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
+from app.migrate import head_revision
 from tests.factories import tags
 
 
@@ -53,7 +54,35 @@ def test_healthz_reports_an_unreachable_database(tmp_path):
     with TestClient(create_app(settings)) as client:
         response = client.get("/healthz")
     assert response.status_code == 503
-    assert response.json() == {"status": "error", "database": "unavailable"}
+    assert response.json() == {
+        "status": "error",
+        "database": "unavailable",
+        "expected": head_revision(),
+    }
+
+
+def test_healthz_reports_the_schema_revision(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    revision = head_revision()
+    assert response.json() == {
+        "status": "ok",
+        "database": "ok",
+        "revision": revision,
+        "expected": revision,
+    }
+
+
+def test_healthz_is_not_ok_on_a_database_behind_the_code(client, stamp_revision):
+    stamp_revision("0002")
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json() == {
+        "status": "error",
+        "database": "not migrated",
+        "revision": "0002",
+        "expected": head_revision(),
+    }
 
 
 def test_wrong_method_gets_405_page(client):
