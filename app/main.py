@@ -19,7 +19,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app import __version__
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
-from app.accounts.dependencies import AddressTurns, RecentViewers, load_viewer, require_role
+from app.accounts.dependencies import AddressTurns, load_viewer, require_role
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
 from app.content import report_routes
@@ -29,7 +29,6 @@ from app.db import Database, utcnow
 from app.exams import api as exam_api
 from app.exams import queries as exam_queries
 from app.exams import routes as exam_routes
-from app.exams.dependencies import RecentAttempts
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.sweep import Sweeper
 from app.importers import routes as importer_routes
@@ -133,9 +132,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.practice_standing = progress_routes.practice_standing  # a set's running tally
     app.state.note_standing = progress_routes.note_standing  # whether a note was read
     app.state.exam_records = EXAM_RECORDS  # exam scores for the dashboard and the export
-    app.state.recent_viewers = RecentViewers()
     app.state.address_turns = AddressTurns()
-    app.state.recent_attempts = RecentAttempts()
     app.state.kept_dashboards = KeptDashboards()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)

@@ -1,8 +1,6 @@
 """Who is asking: the session cookie or an API token, checked once per request."""
 
 import asyncio
-import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -62,43 +60,6 @@ def _write(db: Database, change: Callable[[Session], None]) -> None:
         change(session)
 
 
-class RecentViewers:
-    """Who a session or API token belonged to a moment ago, per worker.
-
-    A learner's clicks come in bursts (a page, its answer, the next page); within
-    `seconds` of a lookup the same token is answered from memory, without a database read or
-    a thread hop. Ending a session forgets it here at once; other workers stop accepting it
-    within `seconds`.
-    """
-
-    def __init__(self, seconds: float = 2.0, max_entries: int = 10_000) -> None:
-        self.seconds = seconds
-        self.max_entries = max_entries
-        self._seen: OrderedDict[str, tuple[float, Viewer | None]] = OrderedDict()
-
-    def get(self, token: str) -> tuple[bool, Viewer | None]:
-        """Return (known, viewer) for a token looked up within the last `seconds`."""
-        entry = self._seen.get(token)
-        if entry is None or entry[0] <= time.monotonic():
-            return False, None
-        return True, entry[1]
-
-    def put(self, token: str, viewer: Viewer | None) -> None:
-        self._seen[token] = (time.monotonic() + self.seconds, viewer)
-        self._seen.move_to_end(token)
-        while len(self._seen) > self.max_entries:
-            self._seen.popitem(last=False)
-
-    def forget(self, token: str) -> None:
-        """Drop a token at once (its session ended in this worker)."""
-        self._seen.pop(token, None)
-
-    def forget_user(self, user_id: int) -> None:
-        """Drop every token of a user (a password change, a revoked token, a deleted account)."""
-        for token in [t for t, (_, v) in self._seen.items() if v is not None and v.id == user_id]:
-            del self._seen[token]
-
-
 class AddressTurns:
     """Log-ins from one address take turns in this worker before they reach the database.
 
@@ -135,30 +96,23 @@ async def load_viewer(request: Request) -> Viewer | None:
     if hasattr(request.state, "viewer"):
         return request.state.viewer
     settings: Settings = request.app.state.settings
-    recent: RecentViewers = request.app.state.recent_viewers
     viewer = None
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         bearer = auth[7:].strip()
-        known, viewer = recent.get(bearer)
-        if not known:
-            viewer = await _look_up(
-                request,
-                partial(service.token_viewer, token=bearer),
-                partial(service.touch_token, token=bearer),
-            )
-            recent.put(bearer, viewer)
+        viewer = await _look_up(
+            request,
+            partial(service.token_viewer, token=bearer),
+            partial(service.touch_token, token=bearer),
+        )
         if viewer is None:
             raise NotAuthenticated("That API token is not valid or was revoked.")
     elif token := request.cookies.get(cookie_name(settings)):
-        known, viewer = recent.get(token)
-        if not known:
-            viewer = await _look_up(
-                request,
-                partial(service.session_viewer, token=token, policy=policy(settings)),
-                partial(service.touch_session, token=token),
-            )
-            recent.put(token, viewer)
+        viewer = await _look_up(
+            request,
+            partial(service.session_viewer, token=token, policy=policy(settings)),
+            partial(service.touch_session, token=token),
+        )
     request.state.viewer = viewer
     return viewer
 

@@ -15,7 +15,6 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts import service
 from app.accounts.dependencies import (
     CurrentViewer,
-    RecentViewers,
     RequiredViewer,
     cookie_name,
     load_viewer,
@@ -29,7 +28,7 @@ from app.accounts.passwords import in_turn
 from app.accounts.service import Candidate, Policy, Verified, Viewer
 from app.config import Settings
 from app.db import Database, utcnow
-from app.web.dependencies import SessionDep, WriteSessionDep, after_commit, unit_of_work
+from app.web.dependencies import SessionDep, WriteSessionDep, unit_of_work
 from app.web.limits import FieldText
 from app.web.templating import render
 
@@ -50,10 +49,6 @@ def safe_next(target: str | None) -> str:
     return target
 
 
-def _recent(request: Request) -> RecentViewers:
-    return request.app.state.recent_viewers
-
-
 def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
@@ -68,8 +63,6 @@ def _start(request: Request, session: Session, user: User, target: str) -> Redir
     """Open a fresh session for user (ending the one this browser had) and go to target."""
     old = request.cookies.get(cookie_name(_settings(request)))
     token = service.start_session(session, user, policy(_settings(request)), replacing=old)
-    if old:
-        after_commit(session, partial(_recent(request).forget, old))
     return _signed_in(request, token, target)
 
 
@@ -177,8 +170,6 @@ async def login(
         return _form_page(request, "accounts/login.html", exc, values)
     if isinstance(outcome, InvalidCredentials):
         return _form_page(request, "accounts/login.html", outcome, values)
-    if old:
-        _recent(request).forget(old)
     return _signed_in(request, outcome, values["next"])
 
 
@@ -209,7 +200,6 @@ def logout(request: Request, session: WriteSessionDep) -> Response:
     """End this session."""
     if token := request.cookies.get(cookie_name(_settings(request))):
         service.end_session(session, token)
-        after_commit(session, partial(_recent(request).forget, token))
     return _logged_out(request, "/?done=logged-out")
 
 
@@ -265,7 +255,6 @@ def change_password(
         field = getattr(exc, "field", None) or ""
         field = "new_password" if field == "password" else field
         return _account_error(request, session, viewer, exc, "password", field)
-    after_commit(session, partial(_recent(request).forget_user, viewer.id))
     return _start(request, session, user, "/account?done=password-changed")
 
 
@@ -281,7 +270,6 @@ def delete_account(
         service.delete_account(session, viewer, delete_password)
     except AccountError as exc:
         return _account_error(request, session, viewer, exc, "delete", "delete_password")
-    after_commit(session, partial(_recent(request).forget_user, viewer.id))
     return _logged_out(request, "/?done=account-deleted")
 
 
@@ -314,7 +302,6 @@ def revoke_token(
 ) -> Response:
     """Revoke one of my API tokens."""
     service.revoke_api_token(session, token)
-    after_commit(session, partial(_recent(request).forget_user, token.user_id))
     return RedirectResponse("/account?done=token-revoked", status_code=303)
 
 
@@ -331,11 +318,10 @@ def set_role(
 ) -> Response:
     """Change someone's role (admins only)."""
     try:
-        changed = service.set_role(session, viewer, username, role)
+        service.set_role(session, viewer, username, role)
     except AccountError as exc:
         session.rollback()
         users = service.list_users(session)
         context = {"users": users, "roles": ROLES, "error": exc.message}
         return render(request, "accounts/admin_users.html", context, status_code=exc.status_code)
-    after_commit(session, partial(_recent(request).forget_user, changed.id))
     return RedirectResponse("/admin/users?done=role-changed", status_code=303)

@@ -40,16 +40,6 @@ def get_write_session(request: Request) -> Iterator[Session]:
         session.commit()
         if session.info.pop("content_changed", False):
             on_event_loop(request.app.state.cache.clear)
-        for callback in session.info.pop("after_commit", []):
-            on_event_loop(callback)
-
-
-def after_commit(session: Session, callback: Callable[[], object]) -> None:
-    """Run callback on the event loop once the session's transaction is committed.
-
-    For state of the worker's own (caches) that must follow what the database now holds.
-    """
-    session.info.setdefault("after_commit", []).append(callback)
 
 
 class UnitOfWork:
@@ -91,8 +81,6 @@ class UnitOfWork:
             result, info = await run_in_threadpool(self._run, work)
         if info.get("content_changed"):
             self._cache.clear()
-        for callback in info.get("after_commit", []):
-            callback()
         return result
 
     @staticmethod

@@ -198,10 +198,9 @@ def test_review_pages_run_a_handful_of_queries(app, ann, seeded, clock):
         _answer(ann, seeded, key, right=False)
     clock.advance(minutes=5)
     for path in ("/", "/review"):
-        ann.get(path)  # the viewer is remembered for a moment, as between clicks
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
-        assert len(statements) <= 6, (path, statements)
+        assert len(statements) <= 7, (path, statements)  # who is asking, then the page
 
 
 @pytest.mark.parametrize("days", [0, 1, 3, 40, 400])
