@@ -20,6 +20,7 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from sqlalchemy.engine import make_url
 
 from app.accounts.cli import users
 from app.config import get_settings
@@ -126,7 +127,14 @@ def serve(
     from app.web.logs import log_config
     from app.web.metrics import shared_metrics
 
-    _refuse_unready_schema(get_settings().database_url)
+    url = get_settings().database_url
+    if workers > 1 and make_url(url).get_backend_name() == "sqlite":
+        err.print(
+            "[red]SQLite serves one process: run one worker, or use PostgreSQL for several "
+            "(STUDYHALL_DATABASE_URL=postgresql+psycopg://...).[/]"
+        )
+        raise typer.Exit(2)
+    _refuse_unready_schema(url)
 
     with (
         _refusals(),

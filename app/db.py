@@ -17,14 +17,12 @@ from sqlalchemy import (
     DateTime,
     Engine,
     MetaData,
-    Select,
-    TextClause,
     TypeDecorator,
     create_engine,
     event,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -268,7 +266,7 @@ class WriteQueue:
     here cost one BEGIN IMMEDIATE and one COMMIT per batch instead of one each, and threads
     no longer take turns on the write lock. A job's future is resolved only after the COMMIT
     that holds its rows, so an acknowledged write is durable. A job that raises is rolled
-    back alone: the batch is run again without it.
+    back to its SAVEPOINT alone, and no job runs twice.
 
     With `loop_sessions`, the jobs that arrive while the event loop runs its callbacks are
     committed together by the loop itself, at the end of that turn, through a connection of
@@ -408,37 +406,33 @@ class WriteQueue:
     def _run_batch(
         sessions: sessionmaker[Session], batch: list[_Job], *, hand_back_when_busy: bool
     ) -> list[_Job]:
-        """Run the jobs in one transaction and set their outcomes.
+        """Run the jobs in one transaction, each in a SAVEPOINT of its own, and set their outcomes.
 
-        Returns the jobs left undone: those of a batch whose BEGIN found the write lock
-        held elsewhere, when `hand_back_when_busy`; otherwise none.
+        A job that raises is rolled back to its SAVEPOINT alone; every job runs once. Returns
+        the jobs left undone: those of a batch whose BEGIN found the write lock held
+        elsewhere, when `hand_back_when_busy`; otherwise none.
         """
-        pending = list(batch)
-        while pending:
-            failed = None
-            try:
-                with sessions() as session:
-                    session.connection()  # BEGIN IMMEDIATE now, so a lock wait fails the batch
-                    for job in pending:
-                        session.info.clear()
-                        try:
-                            job.outcome = (job.work(session), dict(session.info))
-                        except Exception as exc:
-                            job.outcome, failed = exc, job
-                            break
-                    if failed is None:
-                        session.commit()
-                        return []
-            except Exception as exc:  # BEGIN or COMMIT failed: nothing in the batch was kept
-                if hand_back_when_busy and _is_busy(exc):
-                    for job in pending:
-                        job.outcome = None
-                    return pending
-                for job in pending:
-                    job.outcome = exc
-                return []
-            # The session rolled back on leaving the block; run the others again without it.
-            pending.remove(failed)
+        begun = False
+        try:
+            with sessions() as session:
+                session.connection()  # BEGIN IMMEDIATE now, so a lock wait fails the batch
+                begun = True
+                for job in batch:
+                    session.info.clear()
+                    try:
+                        with session.begin_nested():
+                            result = job.work(session)
+                        job.outcome = (result, dict(session.info))
+                    except Exception as exc:
+                        job.outcome = exc
+                session.commit()
+        except Exception as exc:  # BEGIN or COMMIT failed: nothing in the batch was kept
+            if hand_back_when_busy and not begun and _is_busy(exc):  # no job has run
+                for job in batch:
+                    job.outcome = None
+                return batch
+            for job in batch:
+                job.outcome = exc
         return []
 
     @staticmethod
@@ -504,66 +498,6 @@ def make_engine(
     # hide_parameters: an error logged with its statement must not carry values such as
     # password hashes or session-token hashes.
     return create_engine(url, hide_parameters=True, pool_pre_ping=True, **THREAD_POOL)
-
-
-class Prepared:
-    """A read statement compiled once per dialect and run on the driver's own cursor.
-
-    For the busiest reads (a question on a cache miss, a search): SQLAlchemy's path through a
-    statement (its cache key, parameters, result metadata and rows) costs more than SQLite
-    takes to run it. Rows come back as the driver's tuples, with no type processing, so the
-    statement selects only integers, floats, strings and NULLs. Its parameters are named
-    (`bindparam`s, or a `text()`'s `:names`) and given to `rows`; the statement holds no
-    value rendered at execution time (no expanding `IN` list).
-    A connection of an async driver (the event loop's, on PostgreSQL) takes the usual path,
-    and so does one whose statements are watched (counted by the tests, traced), so that
-    every statement is seen.
-    """
-
-    def __init__(self, statement: Select[*tuple[Any, ...]] | TextClause) -> None:
-        self.statement = statement
-        self._compiled: dict[str, tuple[str, Callable[[dict[str, Any]], Any]]] = {}
-
-    def rows(self, session: Session, **values: Any) -> list[tuple[Any, ...]]:
-        connection = session.connection()
-        dialect = connection.dialect
-        watched = (
-            connection.dispatch.before_cursor_execute or connection.dispatch.after_cursor_execute
-        )
-        if dialect.is_async or watched:
-            return [tuple(row) for row in connection.execute(self.statement, values)]
-        sql, arrange = self._compiled.get(dialect.name) or self._compile(dialect)
-        params = arrange(values)
-        cursor = connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.execute(sql, params)
-            return cursor.fetchall()
-        except dialect.loaded_dbapi.Error as exc:  # raised as SQLAlchemy would raise it
-            raise DBAPIError.instance(sql, params, exc, dialect.loaded_dbapi.Error) from exc
-        finally:
-            cursor.close()
-
-    def _compile(self, dialect: Any) -> tuple[str, Callable[[dict[str, Any]], Any]]:
-        compiled = self.statement.compile(dialect=dialect)
-        if compiled.literal_execute_params or compiled.post_compile_params:
-            raise ValueError("a prepared statement cannot hold values rendered when it runs")
-        defaults = {
-            name: bind.value
-            for bind, name in compiled.bind_names.items()
-            if bind.value is not None or not bind.required
-        }
-        if compiled.positiontup is not None:
-            order = tuple(compiled.positiontup)
-
-            def arrange(values: dict[str, Any]) -> Any:
-                return tuple(values[n] if n in values else defaults[n] for n in order)
-        else:
-
-            def arrange(values: dict[str, Any]) -> Any:
-                return {**defaults, **values}
-
-        self._compiled[dialect.name] = compiled.string, arrange
-        return self._compiled[dialect.name]
 
 
 # PostgreSQL connections per worker. While the application runs, requests use the event

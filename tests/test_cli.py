@@ -319,3 +319,16 @@ def test_serve_trusts_only_the_configured_proxies(cli_env, monkeypatch):
     result = CliRunner().invoke(cli, ["serve", "--port", "8123"])
     assert result.exit_code == 0, result.output
     assert seen["forwarded_allow_ips"] == "10.1.2.3" and seen["port"] == 8123
+
+
+def test_serve_refuses_several_workers_on_sqlite(cli_env, monkeypatch):
+    import uvicorn
+
+    started: list[object] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: started.append(kwargs))
+    result = CliRunner().invoke(cli, ["serve", "--workers", "2"])
+    if cli_env.database_url.startswith("sqlite"):
+        assert result.exit_code == 2 and started == []
+        assert "SQLite serves one process" in said(result) and "PostgreSQL" in said(result)
+    else:
+        assert result.exit_code == 0 and started[0]["workers"] == 2  # type: ignore[index]

@@ -11,12 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from sqlalchemy import bindparam, event, func, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import event, func, select, text
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
 from app.accounts.service import create_user
-from app.db import Database, FifoLock, Prepared, ensure_power, utcnow
+from app.db import Database, FifoLock, ensure_power, utcnow
 from app.migrate import upgrade
 from app.progress.models import PracticeAnswer
 from app.progress.service import Answer, record_answers
@@ -155,6 +155,36 @@ def test_a_write_that_fails_is_rolled_back_alone(tmp_path):
     first, failed, last = run_async(batch())
     assert isinstance(failed, ValueError)
     assert (first[0], last[0]) == (1, 2)  # type: ignore[index]
+    assert _answers(db) == [[1], [2]]
+    db.dispose()
+
+
+def test_a_failing_job_leaves_the_others_effects_exactly_once(tmp_path):
+    """Each job of a batch runs once: a failure rolls back its own SAVEPOINT, not the batch."""
+    db, user, question = _answers_db(tmp_path)
+    calls: list[str] = []
+
+    def job(name: str, choice: int, fails: bool = False) -> Callable[[Session], int]:
+        def work(session: Session) -> int:
+            calls.append(name)
+            _answer(user, question, choice)(session)
+            if fails:
+                raise ValueError("refused")
+            return choice
+
+        return work
+
+    async def batch() -> list[object]:
+        jobs = [job("good", 1), job("bad", 99, fails=True), job("also good", 2)]
+        return await asyncio.gather(
+            *(db.write_queue.run(work) for work in jobs),  # type: ignore[union-attr]
+            return_exceptions=True,
+        )
+
+    first, failed, last = run_async(batch())
+    assert isinstance(failed, ValueError)
+    assert (first[0], last[0]) == (1, 2)  # type: ignore[index]
+    assert calls == ["good", "bad", "also good"]
     assert _answers(db) == [[1], [2]]
     db.dispose()
 
@@ -444,43 +474,21 @@ def test_sqlite_without_math_functions_gets_a_power_of_its_own():
     assert built_in.functions == ["-"]
 
 
-def test_a_prepared_read_gives_the_rows_sqlalchemy_gives(seeded):
-    from app.content import queries
-    from app.content.models import Question
-
-    listing = (
-        select(Question.id, Question.key, Question.stem_md)
-        .where(Question.set_id == bindparam("set_id"), Question.kind == "single")
-        .order_by(Question.id)
-        .limit(3)
-    )
-    with seeded.session_scope() as session:
-        set_id, ids = session.scalar(select(Question.set_id)), session.scalars(select(Question.id))
-        expected = [tuple(row) for row in session.execute(listing, {"set_id": set_id})]
-        assert len(expected) == 3
-        assert Prepared(listing).rows(session, set_id=set_id) == expected
-        for question_id in ids:  # the question page's own statements, with every kind of value
-            for prepared in (queries._QUESTION_ROWS, queries._NOTE_LINKS):
-                found = prepared.rows(session, question_id=question_id)
-                params = {"question_id": question_id}
-                assert found == [tuple(row) for row in session.execute(prepared.statement, params)]
-        assert queries._HEAD_WIDTH + len(queries._Part._fields) == len(
-            queries._QUESTION_ROWS.statement.selected_columns
-        )
+def test_sql_errors_never_log_their_parameters(db, caplog):
+    """Parameters are what people typed (a search, a password hash): no engine shows them."""
+    secret = "hunter2-typed-by-someone"
+    for engine in db.engines:
+        with pytest.raises(DBAPIError) as raised, engine.connect() as conn:
+            conn.execute(text("SELECT * FROM no_such_table WHERE x = :x"), {"x": secret})
+        assert secret not in str(raised.value)
+    with caplog.at_level("DEBUG"), pytest.raises(DBAPIError) as raised:
+        with db.session_scope() as session:
+            session.execute(text("SELECT * FROM no_such_table WHERE x = :x"), {"x": secret})
+    assert secret not in str(raised.value) and secret not in caplog.text
 
 
-def test_a_prepared_read_refuses_values_rendered_when_it_runs(seeded):
-    from app.content.models import Question
-
-    joined = select(func.aggregate_strings(Question.key, ","))  # its separator is one
-    with seeded.session_scope() as session, pytest.raises(ValueError, match="rendered when"):
-        Prepared(joined).rows(session)
-
-
-def test_a_failed_prepared_read_raises_what_sqlalchemy_raises(db):
-    from sqlalchemy import literal_column, table
-    from sqlalchemy.exc import DBAPIError
-
-    missing = select(literal_column("1")).select_from(table("no_such_table"))
-    with db.session_scope() as session, pytest.raises(DBAPIError, match="no_such_table"):
-        Prepared(missing).rows(session)
+def test_no_statement_runs_on_the_drivers_own_cursor():
+    """Every statement goes through SQLAlchemy, which hides parameters and is watched."""
+    app = Path(__file__).resolve().parent.parent / "app"
+    for source in app.rglob("*.py"):
+        assert "driver_connection.cursor" not in source.read_text(), source

@@ -5,11 +5,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import bindparam, func, select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.db import Database, Prepared
+from app.db import Database
 from app.web.cache import ContentCache
 from app.web.dependencies import UnitOfWork
 from tests.conftest import PG_URL
@@ -79,22 +79,3 @@ def test_a_unit_of_work_that_fails_on_the_loop_keeps_nothing(db_url: str) -> Non
             db.dispose()
 
     assert run_async(scenario()) == 0
-
-
-def test_a_prepared_read_on_the_loop_takes_sqlalchemy_s_path(db_url: str) -> None:
-    listing = select(User.username).where(User.role == bindparam("role")).order_by(User.id)
-
-    async def scenario() -> list[tuple[Any, ...]]:
-        db = Database(db_url)
-        await db.open_loop_pool()
-        try:
-            with db.session_scope(write=True) as session:
-                session.add(User(username="loop-bea", password_hash="x", role="learner"))
-            assert db.loop_sessions is not None
-            async with db.loop_sessions() as session:
-                return await session.run_sync(Prepared(listing).rows, role="learner")
-        finally:
-            await db.close_loop_pool()
-            db.dispose()
-
-    assert run_async(scenario()) == [("loop-bea",)]

@@ -97,7 +97,7 @@ def open_errata_column(target: Any) -> Any:
     One column of a query the page runs anyway, so showing errata costs no extra statement.
     """
     entry = cast(ProblemReport.id, String) + SEP + ProblemReport.kind + SEP + ProblemReport.text
-    # the separator written into the statement, not bound when it runs: see `Prepared`
+    # the separator written into the statement, so the compiled statement is the same each time
     return (
         select(func.aggregate_strings(entry, literal_column(f"'{END}'")))  # type: ignore[arg-type]
         .where(target, ProblemReport.status == "open", ProblemReport.erratum.is_(True))

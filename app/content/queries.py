@@ -54,7 +54,6 @@ from app.content.read_models import (
     TopicView,
 )
 from app.content.service import is_fixed_choice
-from app.db import Prepared
 
 
 class _Tree:
@@ -381,7 +380,7 @@ def note(session: Session, slug: str) -> NoteView:
 def question(session: Session, question_id: int) -> QuestionView:
     """Gather a question with its choices, references, note links and neighbours in its set
     (two queries)."""
-    rows = _QUESTION_ROWS.rows(session, question_id=question_id)
+    rows = session.execute(_QUESTION_ROWS, {"question_id": question_id}).all()
     if not rows:
         raise NotFound(f"There is no question number {question_id}.")
     found = _Head(*rows[0][:_HEAD_WIDTH])
@@ -492,7 +491,7 @@ def _question_parts() -> Subquery:
     return union_all(choices, references).subquery("part")
 
 
-_QUESTION_ROWS = Prepared(_question_rows())  # built once: building costs more than running it
+_QUESTION_ROWS = _question_rows()  # built once: building costs more than running it
 
 
 class _Head(NamedTuple):
@@ -527,7 +526,7 @@ class _Part(NamedTuple):
     version: str | None
 
 
-_NOTE_LINKS = Prepared(
+_NOTE_LINKS = (
     select(
         Note.slug,
         Note.title,
@@ -547,7 +546,7 @@ _NOTE_LINKS = Prepared(
 
 
 def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
-    rows = _NOTE_LINKS.rows(session, question_id=question_id)
+    rows = session.execute(_NOTE_LINKS, {"question_id": question_id}).all()
     return tuple(
         NoteLink(slug, title, anchor, heading, origin, score, excerpt(body), section_id)
         for slug, title, anchor, heading, origin, score, section_id, body in rows

@@ -19,11 +19,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, text
+from sqlalchemy import TextClause, bindparam, text
 from sqlalchemy.orm import Session
 
 from app.content.read_models import TopicRef
-from app.db import Prepared
 from app.search.models import INDEX_TABLE, QUESTION_INDEX, SECTION_INDEX
 from app.search.read_models import NoteHit, QuestionHit
 from app.search.terms import START, STOP, Term, marked_html
@@ -166,8 +165,8 @@ def _marked(row: Any) -> tuple[Any, ...]:
     return (*row[1:-2], marked_html(row[-2] or ""), marked_html(row[-1] or ""))
 
 
-# SQLite's statements of each kind without a topic, prepared once: found, unranked.
-_PREPARED: dict[str, tuple[Prepared, Prepared]] = {}
+# SQLite's statements of each kind without a topic, built once: found, unranked.
+_EVERYWHERE: dict[str, tuple[TextClause, TextClause]] = {}
 
 
 def _json_page(rows: str) -> str:
@@ -279,28 +278,26 @@ class SQLiteBackend(Backend):
     def _found_everywhere(
         self, session: Session, kind: str, params: dict[str, Any]
     ) -> tuple[list[tuple[Any, ...]], int]:
-        """Without a topic: statements prepared once, run on the driver's cursor."""
-        found, unranked = self._prepared(kind)
-        ((total, page),) = found.rows(session, **params)
+        """Without a topic: statements built once per kind."""
+        found, unranked = self._everywhere(kind)
+        ((total, page),) = session.execute(found, params).all()
         if not total:
             return [], 0
         if page is None:  # too many to rank
-            return _title_first(
-                lambda values: unranked.rows(session, **values)[0][0], params
-            ), total
+            return _title_first(lambda values: session.scalar(unranked, values), params), total
         ranked = sorted(json.loads(page), key=lambda row: (row[0], row[1]))  # rank, then row
         return [_marked(row[1:]) for row in ranked], total
 
-    def _prepared(self, kind: str) -> tuple[Prepared, Prepared]:
+    def _everywhere(self, kind: str) -> tuple[TextClause, TextClause]:
         """The found and unranked statements of a kind without a topic."""
-        prepared = _PREPARED.get(kind)
-        if prepared is None:
+        statements = _EVERYWHERE.get(kind)
+        if statements is None:
             found, unranked = (
-                Prepared(self._statement(sql, kind, None, columns=True))
+                self._statement(sql, kind, None, columns=True)
                 for sql in (self.found_sql, self.unranked_sql)
             )
-            prepared = _PREPARED[kind] = (found, unranked)
-        return prepared
+            statements = _EVERYWHERE[kind] = (found, unranked)
+        return statements
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
         return {"match": fts5_query(terms), "start": START, "stop": STOP, "words": SNIPPET_WORDS}

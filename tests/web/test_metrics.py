@@ -16,6 +16,7 @@ from app.cli import cli
 from app.config import Settings
 from app.main import create_app
 from app.web.metrics import MULTIPROC_DIR, UNMATCHED, exposition
+from tests.conftest import PG_URL
 from tests.exams.conftest import EXAM
 from tests.exams.helpers import items, right_and_wrong
 from tests.factories import choice_ids, question_id
@@ -221,6 +222,9 @@ def test_processes_sharing_a_directory_are_added_up(tmp_path):
     assert "process_cpu_seconds_total" not in done.stdout  # one process's own, left out
 
 
+@pytest.mark.skipif(
+    not PG_URL, reason="several workers need PostgreSQL (SQLite serves one process)"
+)
 def test_several_workers_report_together_and_clean_up(seeded, db_url, tmp_path):
     temporary = tmp_path / "tmp"
     temporary.mkdir()
