@@ -50,6 +50,11 @@ def _settings_warnings(settings: Settings) -> list[str]:
             "Anyone who can reach the site can sign up. Set STUDYHALL_SIGNUP_OPEN=false "
             "for a private site."
         )
+    if settings.metrics == "public":
+        warnings.append(
+            "Anyone who can reach the site can read /metrics (STUDYHALL_METRICS=public). Keep "
+            "it behind the proxy, or set STUDYHALL_METRICS=admin and scrape with an admin's token."
+        )
     if settings.log_level.lower() == "debug":
         warnings.append("Debug logging is on (STUDYHALL_LOG_LEVEL=debug); it is verbose.")
     return warnings

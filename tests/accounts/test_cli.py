@@ -93,6 +93,16 @@ def test_check_warns_about_http_behind_a_proxy(cli_env, monkeypatch):
     assert result.exit_code == 0 and "not marked Secure" in result.output
 
 
+def test_check_warns_about_public_metrics(cli_env, monkeypatch):
+    from app.config import get_settings
+
+    assert "/metrics" not in runner.invoke(cli, ["check"]).output
+    monkeypatch.setenv("STUDYHALL_METRICS", "public")
+    get_settings.cache_clear()
+    result = runner.invoke(cli, ["check"])
+    assert result.exit_code == 0 and "can read /metrics" in " ".join(result.output.split())
+
+
 def test_check_warns_about_several_workers_on_sqlite(cli_env):
     result = runner.invoke(cli, ["check", "--workers", "4"])
     assert result.exit_code == 0
