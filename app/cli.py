@@ -16,6 +16,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
@@ -50,6 +51,16 @@ err = Console(stderr=True, soft_wrap=True)
 
 def _database() -> Database:
     return Database(get_settings().database_url)
+
+
+def _progress_columns() -> tuple[ProgressColumn, ...]:
+    """A long step's bar: what, how far, done of all, and the time so far."""
+    return (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
 
 
 @cli.command()
@@ -305,14 +316,10 @@ def _print_counts(counts: dict[str, int]) -> None:
 @contextmanager
 def _copying(description: str) -> Iterator[Callable[[int, int], None]]:
     """Show a progress bar on a terminal's standard error; yield what moves it (done, total)."""
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
     # only on a terminal: cron mails whatever a command writes
-    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
+    with Progress(
+        *_progress_columns(), console=err, transient=True, disable=not err.is_terminal
+    ) as progress:
         task = progress.add_task(description, total=None)
         yield lambda done, total: progress.update(task, completed=done, total=total)
 
@@ -445,13 +452,7 @@ def _import_files(
     """Import each (path, label) in turn; exit 1 when any file is refused."""
     settings = get_settings()
     refused, reports = 0, []
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err, transient=True) as progress:
+    with Progress(*_progress_columns(), console=err, transient=True) as progress:
         for path, label in files:
             task = progress.add_task(f"Reading {escape(label)}", total=None)
 
