@@ -10,7 +10,7 @@ PORT ?= 8000
 LOCK_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras --build-deps-for editable \
 	--no-emit-index-url --no-emit-find-links --upgrade
 
-.PHONY: run test install install-test lint e2e lock test-latest bench bench-library bench-progress bench-search bench-sqlite-threads bench-exam-day screenshots clean
+.PHONY: run test install install-test lint e2e lock test-latest bench bench-library bench-progress bench-search bench-exam-day screenshots clean
 
 $(BIN)/studyhall: pyproject.toml requirements/runtime.txt
 	$(PYTHON) -m venv $(VENV)
@@ -80,9 +80,6 @@ bench-search: install-test
 	$(BIN)/python bench/search_run.py
 
 # SQLite's full-text statements in one thread and in two, its memory counted and not.
-bench-sqlite-threads: install-test
-	$(BIN)/python bench/sqlite_threads.py
-
 # 500 learners sit the TensorRT exam at once (Locust, headless), then the database is checked:
 # on SQLite with one worker, then on PostgreSQL (127.0.0.1:5432, a database of its own) with two.
 bench-exam-day: install-test

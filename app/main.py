@@ -2,8 +2,6 @@
 
 import gc
 import logging
-import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -13,7 +11,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.routing import APIRoute
 from sqlalchemy import text
-from starlette.concurrency import run_in_threadpool
+from sqlalchemy.orm import Session
 from starlette.middleware.gzip import GZipMiddleware
 
 from app import __version__
@@ -36,7 +34,6 @@ from app.migrate import head_revision
 from app.progress import api as progress_api
 from app.progress import routes as progress_routes
 from app.progress import study_routes
-from app.progress.kept import KeptDashboards
 from app.search import api as search_api
 from app.search import routes as search_routes
 from app.web.cache import ContentCache
@@ -54,14 +51,6 @@ from app.web.templating import bind_routes
 log = logging.getLogger("studyhall")
 SEARCH_CACHE_ENTRIES = 512  # a search's results with their snippets: 5 to 20 KB
 SEARCH_CACHE_SECONDS = 60.0  # kept results are refreshed this often (when the cache is on)
-# Fresh searches run at once on SQLite, each in a thread; the others wait their turn in order.
-# SQLite searches in the worker's process without the GIL, so one a core this process may use
-# keeps the cores busy; more only take turns on the GIL and the cores (32 at once answered
-# fewer a second than 2, and the last of them far later; with the search cache's threads
-# keeping their sessions, 4 on 2 cores answered no more than 2, and later). PostgreSQL
-# searches in its own processes, while the worker's threads wait: no limit but the pool's.
-SEARCHES_AT_ONCE = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-SWITCH_INTERVAL_S = 0.002  # how long a thread may hold the GIL while another waits for it
 
 
 def create_served_app() -> FastAPI:
@@ -69,13 +58,7 @@ def create_served_app() -> FastAPI:
 
     uvicorn puts its own headers on every response, its own 400s for malformed requests
     included, which no middleware sees; the app then must not add them a second time.
-
-    The writer thread gives up the GIL at every statement and must take it back from a busy
-    event loop: with Python's default 5 ms switch interval each statement of a save could
-    wait that long, so a worker's threads take turns every 2 ms instead (at 0.5 ms a save
-    under full load cost 40% more CPU; at 2 ms it costs about the same as at 5).
     """
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
     return create_app(security_headers=False)
 
 
@@ -94,11 +77,8 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         gc.collect()
         gc.freeze()
         sweeper.start()
-        await db.open_loop_pool()
         yield
         await sweeper.stop()
-        served.state.search_cache.close()
-        await db.close_loop_pool()
         db.dispose()
 
     app = FastAPI(
@@ -122,10 +102,8 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         search_seconds,
         current_version,
         max_entries=SEARCH_CACHE_ENTRIES,
-        loads_at_once=SEARCHES_AT_ONCE if db.engine.dialect.name == "sqlite" else None,
         name="search",
     )
-    app.state.cache.followers.append(app.state.search_cache)  # a write here clears both
     app.state.load_viewer = load_viewer  # error pages show who is logged in
     app.state.clock = utcnow  # what is due for review is measured by it; tests set their own
     app.state.learner_status = progress_routes.learner_status  # the home page's review count
@@ -133,7 +111,6 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.note_standing = progress_routes.note_standing  # whether a note was read
     app.state.exam_records = EXAM_RECORDS  # exam scores for the dashboard and the export
     app.state.address_turns = AddressTurns()
-    app.state.kept_dashboards = KeptDashboards()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
     if security_headers:
@@ -190,7 +167,7 @@ def _add_plumbing_routes(app: FastAPI) -> None:
         """Report whether the app and its database answer, and the database's schema revision."""
         expected = head_revision()
         try:
-            revision = await run_in_threadpool(_revision, request.app.state.db)
+            revision = await request.app.state.db.read(_revision)
         except Exception as exc:  # any failure means "not ready"; the reason goes to the log
             log.warning("health check: database unavailable: %s", exc)
             health = HealthOut(status="error", database="unavailable", expected=expected)
@@ -209,9 +186,8 @@ def _add_plumbing_routes(app: FastAPI) -> None:
         return FileResponse(PROJECT_ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
 
 
-def _revision(db: Database) -> str | None:
-    with db.read_sessions() as session:
-        return session.scalar(text("SELECT version_num FROM alembic_version"))
+def _revision(session: Session) -> str | None:
+    return session.scalar(text("SELECT version_num FROM alembic_version"))
 
 
 def _name_apart(router: APIRouter) -> None:

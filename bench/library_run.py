@@ -142,10 +142,15 @@ def import_while_saving(
 
 
 def spread_script(first: int, last: int, folder: Path) -> Path:
-    """A wrk script asking for question ids spread evenly over the library."""
+    """A wrk script asking for question ids spread evenly over the library; each of wrk's
+    threads draws its own sequence (one seed each), so two threads do not ask for the same
+    ids in step."""
     path = folder / "spread.lua"
     path.write_text(
-        f"math.randomseed(1)\nrequest = function()\n"
+        "local threads = 0\n"
+        "function setup(thread)\n  threads = threads + 1\n  thread:set('seed', threads)\nend\n"
+        "function init(args)\n  math.randomseed(seed)\nend\n"
+        "request = function()\n"
         f'  return wrk.format(nil, "/questions/" .. math.random({first}, {last}))\nend\n'
     )
     return path

@@ -321,6 +321,13 @@ def discover_targets(base: str) -> list[Target]:
         Target("question, logged in", f"/questions/{question_id}", cookie=cookie),
         Target("check API", check, body),
         Target("save, logged in", check, body, cookie=cookie),
+        Target(
+            "practice save (htmx), logged in",
+            f"/questions/{question_id}",
+            f"choice={question['choices'][0]['id']}",
+            cookie=cookie,
+            headers=HTMX_FORM,
+        ),
         *exam_targets(base),
         Target("bare (again)", BARE_PATH, bare=True),
     ]

@@ -8,10 +8,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher, Type
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from app.accounts import passwords
 from app.config import Settings, get_settings
 from app.db import Database
 from app.main import create_app
@@ -20,6 +22,21 @@ from app.models import Base
 from tests.factories import PASSWORD, SEED_DIR, load_seed, log_in
 
 PG_URL = os.environ.get("STUDYHALL_TEST_DATABASE_URL")
+# Argon2 at OWASP's parameters takes ~20 ms a hash; tests hash with the cheapest ones instead.
+CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1, type=Type.ID)
+CHEAP_DUMMY_HASH = CHEAP_HASHER.hash("not a real password, only spends time")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "real_argon2: hash passwords with the real parameters")
+
+
+@pytest.fixture(autouse=True)
+def _cheap_argon2(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hash with cheap Argon2 parameters, except in tests marked `real_argon2`."""
+    if request.node.get_closest_marker("real_argon2") is None:
+        monkeypatch.setattr(passwords, "HASHER", CHEAP_HASHER)
+        monkeypatch.setattr(passwords, "_DUMMY_HASH", CHEAP_DUMMY_HASH)
 
 
 def _admin_url(url: str) -> str:

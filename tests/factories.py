@@ -87,7 +87,7 @@ def count_queries(app: FastAPI) -> Iterator[list[str]]:
             statements.append(statement)
 
     db = app.state.db
-    engines = db.engines
+    engines = [db.engine]
     for engine in engines:
         event.listen(engine, "before_cursor_execute", record)
     try:

@@ -1,14 +1,11 @@
 """Who is asking: the session cookie or an API token, checked once per request."""
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from functools import partial
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Path, Request
-from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.accounts import service
 from app.accounts.errors import NotAuthenticated, PermissionDenied
@@ -16,7 +13,7 @@ from app.accounts.service import Policy, Viewer
 from app.config import Settings
 from app.db import Database
 from app.errors import NotFound
-from app.web.dependencies import WriteSessionDep, unit_of_work
+from app.web.dependencies import DatabaseDep
 
 T = TypeVar("T")
 
@@ -38,26 +35,6 @@ def policy(settings: Settings) -> Policy:
         per_address=settings.login_limit_per_address,
         window=timedelta(minutes=settings.rate_limit_window_minutes),
     )
-
-
-async def _look_up(
-    request: Request,
-    lookup: Callable[[Session], tuple[Viewer | None, bool]],
-    touch: Callable[[Session], None],
-) -> Viewer | None:
-    """Find who a credential belongs to (a brief read by key); record the visit when due.
-
-    The visit is written at most once a minute, in a short transaction of its own.
-    """
-    viewer, stale = await unit_of_work(request, write=False, brief=True).run(lookup)
-    if viewer is not None and stale:
-        await run_in_threadpool(_write, request.app.state.db, touch)
-    return viewer
-
-
-def _write(db: Database, change: Callable[[Session], None]) -> None:
-    with db.session_scope(write=True) as session:
-        change(session)
 
 
 class AddressTurns:
@@ -92,27 +69,28 @@ class AddressTurns:
 
 
 async def load_viewer(request: Request) -> Viewer | None:
-    """Return the logged-in person, if any; guests cost no database query."""
+    """Return the logged-in person, if any; guests cost no database query.
+
+    A credential is looked up by key in a brief read; the visit is written at most once a
+    minute, in a short transaction of its own.
+    """
     if hasattr(request.state, "viewer"):
         return request.state.viewer
     settings: Settings = request.app.state.settings
+    db: Database = request.app.state.db
     viewer = None
     auth = request.headers.get("authorization", "")
     if auth.lower().startswith("bearer "):
         bearer = auth[7:].strip()
-        viewer = await _look_up(
-            request,
-            partial(service.token_viewer, token=bearer),
-            partial(service.touch_token, token=bearer),
-        )
+        viewer, stale = await db.read(service.token_viewer, bearer)
         if viewer is None:
             raise NotAuthenticated("That API token is not valid or was revoked.")
+        if stale:
+            await db.write(service.touch_token, bearer)
     elif token := request.cookies.get(cookie_name(settings)):
-        viewer = await _look_up(
-            request,
-            partial(service.session_viewer, token=token, policy=policy(settings)),
-            partial(service.touch_session, token=token),
-        )
+        viewer, stale = await db.read(service.session_viewer, token, policy(settings))
+        if stale:
+            await db.write(service.touch_session, token)
     request.state.viewer = viewer
     return viewer
 
@@ -150,15 +128,17 @@ def require_role(*roles: str) -> Callable[..., Any]:
 ItemId = Annotated[int, Path(ge=1, le=999_999_999, description="The number of one of my items")]
 
 
-def owned(model: type[T]) -> Callable[..., T]:
-    """Build a dependency that loads model by the path's item_id and checks it is the viewer's.
+def owned(model: type[T]) -> Callable[..., Awaitable[T]]:
+    """Build a dependency that reads model by the path's item_id and checks it is the viewer's.
 
-    Another user's object answers 404, exactly like a missing one, so ids reveal nothing.
+    It returns the row read (detached: its columns only); a route that changes it does so in
+    a `db.write` of its own. Another user's object answers 404, exactly like a missing one,
+    so ids reveal nothing.
     """
 
-    def dependency(item_id: ItemId, viewer: RequiredViewer, session: WriteSessionDep) -> T:
-        obj = session.get(model, item_id)
-        if obj is None or getattr(obj, "user_id", None) != viewer.id:
+    async def dependency(item_id: ItemId, viewer: RequiredViewer, db: DatabaseDep) -> T:
+        obj = await db.read(service.find_owned, model, item_id, viewer.id)
+        if obj is None:
             raise NotFound("There is nothing here with that number.")
         return obj
 

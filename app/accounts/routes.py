@@ -1,7 +1,7 @@
 """Account pages: sign up, log in, log out, the account page, and user admin.
 
-Every form follows POST/redirect/GET; the write session commits when a route returns, before
-the response goes out, and a route that refuses input rolls back what it had begun.
+Every form follows POST/redirect/GET; its change is one `db.write`, committed before the
+response goes out, and a change that refuses input is rolled back whole.
 """
 
 from functools import partial
@@ -9,8 +9,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.accounts import service
 from app.accounts.dependencies import (
@@ -23,12 +21,12 @@ from app.accounts.dependencies import (
     require_role,
 )
 from app.accounts.errors import AccountError, InvalidCredentials, InvalidInput, RateLimited
-from app.accounts.models import ROLES, ApiToken, User
+from app.accounts.models import ROLES, ApiToken
 from app.accounts.passwords import in_turn
-from app.accounts.service import Candidate, Policy, Verified, Viewer
+from app.accounts.service import Viewer
 from app.config import Settings
-from app.db import Database, utcnow
-from app.web.dependencies import SessionDep, WriteSessionDep, unit_of_work
+from app.db import utcnow
+from app.web.dependencies import DatabaseDep
 from app.web.limits import FieldText
 from app.web.templating import render
 
@@ -59,11 +57,9 @@ def _cookie(request: Request, response: Response, name: str, value: str, **optio
     )
 
 
-def _start(request: Request, session: Session, user: User, target: str) -> RedirectResponse:
-    """Open a fresh session for user (ending the one this browser had) and go to target."""
-    old = request.cookies.get(cookie_name(_settings(request)))
-    token = service.start_session(session, user, policy(_settings(request)), replacing=old)
-    return _signed_in(request, token, target)
+def _old_session(request: Request) -> str | None:
+    """The session this browser had, which a new one ends."""
+    return request.cookies.get(cookie_name(_settings(request)))
 
 
 def _signed_in(request: Request, token: str, target: str) -> RedirectResponse:
@@ -107,25 +103,23 @@ def signup_page(request: Request, viewer: CurrentViewer, next: str = "/") -> HTM
 
 
 @router.post("/signup", name="signup_post")
-def signup(
+async def signup(
     request: Request,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     username: FormText = "",
     password: FormText = "",
     next: FormText = "/",
 ) -> Response:
     """Create a learner account and log it in."""
     values = {"username": username[:64], "next": safe_next(next)}
-    rules = policy(_settings(request))
-    try:
-        user = service.sign_up(session, username, password, _client(request), rules)
-    except AccountError as exc:
-        session.rollback()
-        if isinstance(exc, InvalidInput):  # a refused attempt still counts against the limit
-            service.count_signup_attempt(session, _client(request))
+    rules, address = policy(_settings(request)), _client(request)
+    outcome = await db.write(
+        service.sign_up_and_start, username, password, address, rules, _old_session(request)
+    )
+    if isinstance(outcome, AccountError):
         open_ = _settings(request).signup_open
-        return _form_page(request, "accounts/signup.html", exc, values, signup_open=open_)
-    return _start(request, session, user, _with_done(values["next"], "signed-up"))
+        return _form_page(request, "accounts/signup.html", outcome, values, signup_open=open_)
+    return _signed_in(request, outcome, _with_done(values["next"], "signed-up"))
 
 
 @router.get("/login", name="login")
@@ -140,6 +134,7 @@ def login_page(request: Request, viewer: CurrentViewer, next: str = "/") -> Resp
 @router.post("/login", name="login_post")
 async def login(
     request: Request,
+    db: DatabaseDep,
     username: FormText = "",
     password: FormText = "",
     next: FormText = "/",
@@ -147,25 +142,17 @@ async def login(
     """Check the credentials (hashing in turn, before the write lock) and start a fresh session."""
     values = {"username": username[:64], "next": safe_next(next)}
     rules, address = policy(_settings(request)), _client(request)
-    find = partial(_candidate, request.app.state.db, username, address, rules)
     try:
-        candidate = await run_in_threadpool(find)
+        candidate = await db.read(service.log_in_candidate, username, address, rules)
     except RateLimited as exc:
         return _form_page(request, "accounts/login.html", exc, values)
     verified = await in_turn(partial(service.verify_candidate, candidate, password))
-    old = request.cookies.get(cookie_name(_settings(request)))
-    log_in = partial(
-        _log_in,
-        username=username,
-        password=password,
-        address=address,
-        rules=rules,
-        verified=verified,
-        old=old,
-    )
+    old = _old_session(request)
     try:  # with the other small writes (answers, saves) in one queue, where there is one
         async with request.app.state.address_turns.turn(address):
-            outcome = await unit_of_work(request).run(log_in)
+            outcome = await db.write(
+                service.log_in_and_start, username, password, address, rules, verified, old
+            )
     except RateLimited as exc:
         return _form_page(request, "accounts/login.html", exc, values)
     if isinstance(outcome, InvalidCredentials):
@@ -173,41 +160,19 @@ async def login(
     return _signed_in(request, outcome, values["next"])
 
 
-def _candidate(db: Database, username: str, address: str, rules: Policy) -> Candidate | None:
-    with db.session_scope() as session:
-        return service.log_in_candidate(session, username, address, rules)
-
-
-def _log_in(
-    session: Session,
-    username: str,
-    password: str,
-    address: str,
-    rules: Policy,
-    verified: Verified | None,
-    old: str | None,
-) -> str | InvalidCredentials:
-    """Log in and open a fresh session (its token); a refusal is returned, its failure kept."""
-    try:
-        user = service.log_in_verified(session, username, password, address, rules, verified)
-    except InvalidCredentials as exc:
-        return exc
-    return service.start_session(session, user, rules, replacing=old)
-
-
 @router.post("/logout", name="logout")
-def logout(request: Request, session: WriteSessionDep) -> Response:
+async def logout(request: Request, db: DatabaseDep) -> Response:
     """End this session."""
-    if token := request.cookies.get(cookie_name(_settings(request))):
-        service.end_session(session, token)
+    if token := _old_session(request):
+        await db.write(service.end_session, token)
     return _logged_out(request, "/?done=logged-out")
 
 
 def _account_page(
-    request: Request, session: Session, viewer: Viewer, status_code: int = 200, **extra: Any
+    request: Request, tokens: list[ApiToken], status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
     context = {
-        "tokens": service.list_api_tokens(session, viewer),
+        "tokens": tokens,
         "token_lifetimes": service.TOKEN_LIFETIMES,
         "now": utcnow(),
         **extra,
@@ -215,25 +180,27 @@ def _account_page(
     return render(request, "accounts/account.html", context, status_code=status_code)
 
 
-def _account_error(
-    request: Request, session: Session, viewer: Viewer, exc: AccountError, form: str, field: str
+async def _account_error(
+    request: Request, db: DatabaseDep, viewer: Viewer, exc: AccountError, form: str, field: str
 ) -> HTMLResponse:
-    """Roll back and show the account page with the error beside the form's field."""
-    session.rollback()
+    """Show the account page (the change rolled back) with the error beside the form's field."""
+    tokens = await db.read(service.list_api_tokens, viewer)
     return _account_page(
-        request, session, viewer, exc.status_code, error=exc.message, error_field=field, form=form
+        request, tokens, exc.status_code, error=exc.message, error_field=field, form=form
     )
 
 
 @router.get("/account", name="account")
-def account(request: Request, viewer: RequiredViewer, session: SessionDep) -> HTMLResponse:
+async def account(request: Request, viewer: RequiredViewer, db: DatabaseDep) -> HTMLResponse:
     """Show the account page: password, API tokens, deleting the account.
 
     A token created a moment ago comes in a short-lived cookie and is shown this once.
     """
-    new = service.fresh_api_token(session, viewer, request.cookies.get(NEW_TOKEN_COOKIE, ""))
-    extra: dict[str, Any] = {"new_token": new[1], "new_token_name": new[0].name} if new else {}
-    response = _account_page(request, session, viewer, **extra)
+    tokens = await db.read(service.list_api_tokens, viewer)
+    new_token = request.cookies.get(NEW_TOKEN_COOKIE, "")
+    new = service.fresh_api_token(tokens, new_token)
+    extra: dict[str, Any] = {"new_token": new_token, "new_token_name": new.name} if new else {}
+    response = _account_page(request, tokens, **extra)
     if NEW_TOKEN_COOKIE in request.cookies:
         response.delete_cookie(NEW_TOKEN_COOKIE, path="/account", httponly=True)
     response.headers["cache-control"] = "no-store"
@@ -241,52 +208,55 @@ def account(request: Request, viewer: RequiredViewer, session: SessionDep) -> HT
 
 
 @router.post("/account/password", name="change_password")
-def change_password(
+async def change_password(
     request: Request,
     viewer: RequiredViewer,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     current_password: FormText = "",
     new_password: FormText = "",
 ) -> Response:
     """Change the password and log out every other session."""
+    rules, old = policy(_settings(request)), _old_session(request)
     try:
-        user = service.change_password(session, viewer, current_password, new_password)
+        token = await db.write(
+            service.change_password_and_start, viewer, current_password, new_password, rules, old
+        )
     except AccountError as exc:
         field = getattr(exc, "field", None) or ""
         field = "new_password" if field == "password" else field
-        return _account_error(request, session, viewer, exc, "password", field)
-    return _start(request, session, user, "/account?done=password-changed")
+        return await _account_error(request, db, viewer, exc, "password", field)
+    return _signed_in(request, token, "/account?done=password-changed")
 
 
 @router.post("/account/delete", name="delete_account")
-def delete_account(
+async def delete_account(
     request: Request,
     viewer: RequiredViewer,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     delete_password: FormText = "",
 ) -> Response:
     """Delete the account and all of its data."""
     try:
-        service.delete_account(session, viewer, delete_password)
+        await db.write(service.delete_account, viewer, delete_password)
     except AccountError as exc:
-        return _account_error(request, session, viewer, exc, "delete", "delete_password")
+        return await _account_error(request, db, viewer, exc, "delete", "delete_password")
     return _logged_out(request, "/?done=account-deleted")
 
 
 @router.post("/account/tokens", name="create_token")
-def create_token(
+async def create_token(
     request: Request,
     viewer: RequiredViewer,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     name: FormText = "",
     days: FormText = "90",
 ) -> Response:
     """Create a personal API token, then show it once on the account page."""
     try:
         lifetime = int(days) if days.isdigit() and len(days) < 5 else 0
-        row, token = service.create_api_token(session, viewer, name, lifetime)
+        _, token = await db.write(service.create_api_token, viewer, name, lifetime)
     except AccountError as exc:
-        return _account_error(request, session, viewer, exc, "token", "name")
+        return await _account_error(request, db, viewer, exc, "token", "name")
     response = RedirectResponse("/account", status_code=303)  # the page shows the token
     _cookie(
         request, response, NEW_TOKEN_COOKIE, token, max_age=120, path="/account", samesite="strict"
@@ -295,33 +265,30 @@ def create_token(
 
 
 @router.post("/account/tokens/{item_id}/revoke", name="revoke_token")
-def revoke_token(
-    request: Request,
-    session: WriteSessionDep,
-    token: Annotated[ApiToken, Depends(owned(ApiToken))],
+async def revoke_token(
+    db: DatabaseDep, token: Annotated[ApiToken, Depends(owned(ApiToken))]
 ) -> Response:
     """Revoke one of my API tokens."""
-    service.revoke_api_token(session, token)
+    await db.write(service.revoke_api_token, token.id)
     return RedirectResponse("/account?done=token-revoked", status_code=303)
 
 
 @router.get("/admin/users", name="admin_users")
-def admin_users(request: Request, session: SessionDep, viewer: Admin) -> HTMLResponse:
+async def admin_users(request: Request, db: DatabaseDep, viewer: Admin) -> HTMLResponse:
     """List every account with its role (admins only)."""
-    users = service.list_users(session)
+    users = await db.read(service.list_users)
     return render(request, "accounts/admin_users.html", {"users": users, "roles": ROLES})
 
 
 @router.post("/admin/users/{username}/role", name="set_role")
-def set_role(
-    request: Request, username: str, session: WriteSessionDep, viewer: Admin, role: FormText = ""
+async def set_role(
+    request: Request, username: str, db: DatabaseDep, viewer: Admin, role: FormText = ""
 ) -> Response:
     """Change someone's role (admins only)."""
     try:
-        service.set_role(session, viewer, username, role)
+        await db.write(service.set_role, viewer, username, role)
     except AccountError as exc:
-        session.rollback()
-        users = service.list_users(session)
+        users = await db.read(service.list_users)
         context = {"users": users, "roles": ROLES, "error": exc.message}
         return render(request, "accounts/admin_users.html", context, status_code=exc.status_code)
     return RedirectResponse("/admin/users?done=role-changed", status_code=303)

@@ -8,12 +8,14 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from sqlalchemy import bindparam, delete, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.errors import (
+    AccountError,
     InvalidCredentials,
     InvalidInput,
     PermissionDenied,
@@ -32,6 +34,7 @@ TOKEN_LIFETIMES = (30, 90, 365)  # days a new API token may live
 # Visits are written at most once a minute per session or token, in a short transaction of
 # their own: a write on every page would queue every reader behind SQLite's write lock.
 SEEN_REFRESH = timedelta(minutes=1)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,25 @@ def count_signup_attempt(session: Session, address: str) -> None:
     session.flush()
 
 
+def sign_up_and_start(
+    session: Session,
+    username: str,
+    password: str,
+    address: str,
+    policy: Policy,
+    replacing: str | None,
+) -> str | AccountError:
+    """Sign up and open a session (its token); a refusal is returned, rolled back but counted."""
+    try:
+        with session.begin_nested():
+            user = sign_up(session, username, password, address, policy)
+    except AccountError as exc:
+        if isinstance(exc, InvalidInput):  # a refused attempt still counts against the limit
+            count_signup_attempt(session, address)
+        return exc
+    return start_session(session, user, policy, replacing=replacing)
+
+
 @dataclass(frozen=True)
 class Verified:
     """A password found right for an account (which hash it matched), checked before any lock."""
@@ -181,16 +203,22 @@ def log_in(session: Session, username: str, password: str, address: str, policy:
     return _log_in(session, username, password, address, policy, None)
 
 
-def log_in_verified(
+def log_in_and_start(
     session: Session,
     username: str,
     password: str,
     address: str,
     policy: Policy,
     verified: Verified | None,
-) -> User:
-    """Log in under the limits with a password `verify_candidate` checked beforehand."""
-    return _log_in(session, username, password, address, policy, verified or False)
+    replacing: str | None,
+) -> str | InvalidCredentials:
+    """Log in with a password `verify_candidate` checked beforehand, and open a fresh session
+    (its token); a refusal is returned, its failure kept."""
+    try:
+        user = _log_in(session, username, password, address, policy, verified or False)
+    except InvalidCredentials as exc:
+        return exc
+    return start_session(session, user, policy, replacing=replacing)
 
 
 def _log_in(
@@ -231,8 +259,13 @@ def _password_right(user: User | None, password: str, verified: Verified | bool 
         return verify_password(user.password_hash if user else None, password)
     if not isinstance(verified, Verified) or user is None:
         return False
-    # The hash must be the one verified: a password changed meanwhile does not count.
-    return (verified.user_id, verified.password_hash) == (user.id, user.password_hash)
+    if verified.user_id != user.id:
+        return False
+    # The hash changed since the check (a rehash by a log-in beside this one, or a new
+    # password): the password must match the stored hash, so a changed password does not count.
+    return verified.password_hash == user.password_hash or verify_password(
+        user.password_hash, password
+    )
 
 
 def _account_key(username: str) -> str:
@@ -388,6 +421,14 @@ def change_password(session: Session, actor: Viewer, current: str, new: str) -> 
     return user
 
 
+def change_password_and_start(
+    session: Session, actor: Viewer, current: str, new: str, policy: Policy, replacing: str | None
+) -> str:
+    """Change the password (ending every session) and open a fresh session here (its token)."""
+    user = change_password(session, actor, current, new)
+    return start_session(session, user, policy, replacing=replacing)
+
+
 def delete_account(session: Session, actor: Viewer, password: str) -> None:
     """Delete the user and, through cascades, everything that is theirs."""
     user = get_user(session, actor.id)
@@ -447,18 +488,12 @@ def create_api_token(
     return row, token
 
 
-def fresh_api_token(session: Session, actor: Viewer, token: str) -> tuple[ApiToken, str] | None:
-    """Return the actor's live token matching token (just created, to show it once), or None."""
+def fresh_api_token(tokens: list[ApiToken], token: str) -> ApiToken | None:
+    """Return the live token of tokens matching token (just created, to show it once), or None."""
     if not token.startswith(TOKEN_PREFIX):
         return None
-    row = session.scalars(
-        select(ApiToken).where(
-            ApiToken.token_hash == hash_token(token),
-            ApiToken.user_id == actor.id,
-            ApiToken.revoked_at.is_(None),
-        )
-    ).first()
-    return (row, token) if row is not None else None
+    digest = hash_token(token)
+    return next((t for t in tokens if t.token_hash == digest and t.revoked_at is None), None)
 
 
 def list_api_tokens(session: Session, actor: Viewer) -> list[ApiToken]:
@@ -470,10 +505,19 @@ def list_api_tokens(session: Session, actor: Viewer) -> list[ApiToken]:
     )
 
 
-def revoke_api_token(session: Session, token: ApiToken) -> None:
+def revoke_api_token(session: Session, token_id: int) -> None:
     """Revoke a token (the caller has checked it is the actor's)."""
-    if token.revoked_at is None:
-        token.revoked_at = utcnow()
+    session.execute(
+        update(ApiToken)
+        .where(ApiToken.id == token_id, ApiToken.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
+
+
+def find_owned(session: Session, model: type[T], item_id: int, user_id: int) -> T | None:
+    """Return the model's row item_id when it belongs to user_id, else None."""
+    obj = session.get(model, item_id)
+    return obj if obj is not None and getattr(obj, "user_id", None) == user_id else None
 
 
 _TOKEN_VIEWER = (

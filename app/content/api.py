@@ -19,7 +19,7 @@ from app.content.schemas import (
     TopicDetail,
     TopicOut,
 )
-from app.web.dependencies import CacheDep, SessionDep
+from app.web.dependencies import CacheDep, DatabaseDep
 from app.web.schemas import NOT_FOUND
 
 router = APIRouter(
@@ -53,16 +53,16 @@ async def get_question_set(slug: Slug, cache: CacheDep, page: PageNumber = 1) ->
 
 
 @router.get("/questions", response_model=QuestionPage)
-def list_questions(
-    session: SessionDep,
+async def list_questions(
+    db: DatabaseDep,
     set: Annotated[str | None, Query(max_length=120, description="Question set slug")] = None,
     topic: Annotated[str | None, Query(max_length=120, description="Topic slug")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> dict[str, Any]:
     """List questions, optionally of one set or topic, a page at a time."""
-    total, items = queries.questions_page(
-        session, set_slug=set, topic_slug=topic, limit=limit, offset=offset
+    total, items = await db.read(
+        queries.questions_page, set_slug=set, topic_slug=topic, limit=limit, offset=offset
     )
     return {"total": total, "limit": limit, "offset": offset, "items": items}
 

@@ -4,13 +4,11 @@ from functools import partial
 from typing import Annotated
 
 from fastapi import Depends, Path, Query, Request
-from starlette.concurrency import run_in_threadpool
 
 from app.content import queries
 from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, NoteView, QuestionView
 from app.content.service import grade
-from app.db import Database
 from app.web.dependencies import CacheDep
 
 QuestionId = Annotated[int, Path(ge=1, le=2_147_483_647, description="Question id")]
@@ -23,18 +21,13 @@ async def get_question(request: Request, question_id: QuestionId) -> QuestionVie
     # The cache is taken from the app rather than a dependency: one node fewer to solve on
     # the busiest page. A question is a few rows read by key: a brief read.
     return await request.app.state.cache.get(
-        ("question", question_id), partial(queries.question, question_id=question_id), brief=True
+        ("question", question_id), partial(queries.question, question_id=question_id)
     )
 
 
 async def get_note(slug: Slug, cache: CacheDep) -> NoteView:
     """Load a note (from the cache when fresh) or answer 404."""
     return await cache.get(("note", slug), partial(queries.note, slug=slug))
-
-
-def _grade(db: Database, question_id: int, choice_ids: list[int]) -> Grade:
-    with db.read_sessions() as session:
-        return grade(session, question_id, choice_ids)
 
 
 def chosen_ids(request: Request) -> list[int]:
@@ -53,7 +46,7 @@ async def shown_grade(request: Request, question_id: int, choice: list[int] | No
     """
     if not choice:
         return None
-    return await run_in_threadpool(_grade, request.app.state.db, question_id, choice)
+    return await request.app.state.db.read(grade, question_id, choice)
 
 
 QuestionDep = Annotated[QuestionView, Depends(get_question)]

@@ -11,7 +11,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import APIRouter, Depends, Form, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy.orm import Session
 
 from app.accounts.dependencies import RequiredViewer, load_viewer, require_role
 from app.accounts.errors import InvalidInput
@@ -21,7 +20,8 @@ from app.content import reports
 from app.content.dependencies import QuestionId, Slug
 from app.content.errata import KINDS, TEXT_MAX
 from app.content.service import decide_link
-from app.web.dependencies import SessionDep, WriteSessionDep
+from app.db import Database
+from app.web.dependencies import DatabaseDep
 from app.web.limits import FieldText
 from app.web.templating import render
 
@@ -51,33 +51,37 @@ def _report_form(request: Request, context: dict[str, Any], status_code: int = 2
 
 
 @router.get("/questions/{question_id}/report", name="report_question")
-def report_question_form(
-    request: Request, question_id: QuestionId, viewer: RequiredViewer, session: SessionDep
+async def report_question_form(
+    request: Request, question_id: QuestionId, viewer: RequiredViewer, db: DatabaseDep
 ) -> HTMLResponse:
     """Show the form for reporting a problem with a question."""
-    stem = reports.question_stem(session, question_id)
+    stem = await db.read(reports.question_stem, question_id)
     return _report_form(request, {"question_id": question_id, "about": stem})
 
 
 @router.post("/questions/{question_id}/report", name="report_question_post")
-def report_question(
+async def report_question(
     request: Request,
     question_id: QuestionId,
     viewer: RequiredViewer,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     kind: FormText = "",
     text: FormText = "",
 ) -> Response:
     """Report a problem with a question, then go back to it."""
     try:
-        reports.report_problem(
-            session, viewer, kind=kind, text=text, limit=_limit(request), question_id=question_id
+        await db.write(
+            reports.report_problem,
+            viewer,
+            kind=kind,
+            text=text,
+            limit=_limit(request),
+            question_id=question_id,
         )
     except InvalidInput as exc:
-        session.rollback()
         context = {
             "question_id": question_id,
-            "about": reports.question_stem(session, question_id),
+            "about": await db.read(reports.question_stem, question_id),
             "values": {"kind": kind, "text": text[: TEXT_MAX * 2]},
             "errors": exc.errors,
         }
@@ -86,33 +90,33 @@ def report_question(
 
 
 @router.get("/notes/{slug}/report", name="report_note")
-def report_note_form(
+async def report_note_form(
     request: Request,
     slug: Slug,
     viewer: RequiredViewer,
-    session: SessionDep,
+    db: DatabaseDep,
     section: Annotated[str, Query(max_length=120)] = "",
 ) -> HTMLResponse:
     """Show the form for reporting a problem with a note, on the section given."""
-    title, sections = reports.note_sections(session, slug)
+    title, sections = await db.read(reports.note_sections, slug)
     context = {"slug": slug, "about": title, "sections": sections, "values": {"section": section}}
     return _report_form(request, context)
 
 
 @router.post("/notes/{slug}/report", name="report_note_post")
-def report_note(
+async def report_note(
     request: Request,
     slug: Slug,
     viewer: RequiredViewer,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     section: FormText = "",
     kind: FormText = "",
     text: FormText = "",
 ) -> Response:
     """Report a problem with a section of a note, then go back to that section."""
     try:
-        reports.report_problem(
-            session,
+        await db.write(
+            reports.report_problem,
             viewer,
             kind=kind,
             text=text,
@@ -121,72 +125,70 @@ def report_note(
             anchor=section,
         )
     except InvalidInput as exc:
-        session.rollback()
-        title, sections = reports.note_sections(session, slug)
+        title, sections = await db.read(reports.note_sections, slug)
         values = {"section": section, "kind": kind, "text": text[: TEXT_MAX * 2]}
         context = {"slug": slug, "about": title, "sections": sections, "values": values}
         return _report_form(request, {**context, "errors": exc.errors}, exc.status_code)
     return RedirectResponse(f"/notes/{slug}?done=reported#{section}", status_code=303)
 
 
-def _queue(
-    request: Request, session: Session, viewer: Viewer, status: str, **context: Any
+async def _queue(
+    request: Request, db: Database, viewer: Viewer, status: str, **context: Any
 ) -> HTMLResponse:
     code = context.pop("code", 200)
-    items = reports.report_queue(session, viewer, status)
+    items = await db.read(reports.report_queue, viewer, status)
     page = {"items": items, "status": status, "max_text": TEXT_MAX, "errors": {}, **context}
     return render(request, "content/reports.html", page, status_code=code)
 
 
 @router.get("/author/reports", name="reports")
-def report_queue(
+async def report_queue(
     request: Request,
     viewer: Author,
-    session: SessionDep,
+    db: DatabaseDep,
     status: Literal["open", "resolved"] = "open",
 ) -> HTMLResponse:
     """List the problem reports waiting for an author (or those resolved)."""
-    return _queue(request, session, viewer, status)
+    return await _queue(request, db, viewer, status)
 
 
 @router.post("/author/reports/{report_id}/resolve", name="resolve_report")
-def resolve_report(
+async def resolve_report(
     request: Request,
     report_id: ItemId,
     viewer: Author,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     resolution: FormText = "",
 ) -> Response:
     """Resolve a report with a note saying what was done."""
     try:
-        reports.resolve_report(session, viewer, report_id, resolution)
+        await db.write(reports.resolve_report, viewer, report_id, resolution)
     except InvalidInput as exc:
-        session.rollback()
         errors = {report_id: exc.message}
-        return _queue(request, session, viewer, "open", errors=errors, code=exc.status_code)
+        return await _queue(request, db, viewer, "open", errors=errors, code=exc.status_code)
     return RedirectResponse("/author/reports?done=report-resolved", status_code=303)
 
 
 @router.post("/author/reports/{report_id}/erratum", name="mark_erratum")
-def mark_erratum(
-    report_id: ItemId, viewer: Author, session: WriteSessionDep, shown: FormText = ""
+async def mark_erratum(
+    report_id: ItemId, viewer: Author, db: DatabaseDep, shown: FormText = ""
 ) -> Response:
     """Show a report on its content as an erratum, or stop showing it."""
-    reports.mark_erratum(session, viewer, report_id, shown == "yes")
+    await db.write(reports.mark_erratum, viewer, report_id, shown == "yes")
     done = "erratum-shown" if shown == "yes" else "erratum-hidden"
     return RedirectResponse(f"/author/reports?done={done}#report-{report_id}", status_code=303)
 
 
 @router.post("/questions/{question_id}/links/{section_id}", name="decide_link")
-def decide_question_link(
+async def decide_question_link(
     question_id: QuestionId,
     section_id: ItemId,
     viewer: RequiredViewer,
-    session: WriteSessionDep,
+    db: DatabaseDep,
     decision: FormText = "",
     next: FormText = "",
 ) -> Response:
     """Confirm or reject a suggested link, then go back to the page it was decided on."""
-    outcome = decide_link(session, viewer, question_id, section_id, decision)
+    outcome = await db.write(decide_link, viewer, question_id, section_id, decision)
     target = next or f"/questions/{question_id}"
     return RedirectResponse(_with_flash(target, f"link-{outcome}"), status_code=303)

@@ -18,8 +18,10 @@ from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app.db import UTCDateTime
+from app.exams import queries
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, NotFound, TimeUp
 from app.exams.models import ITEM_TABLE, Attempt
+from app.exams.read_models import AttemptHeader, ItemView, TakeView
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,10 @@ class Item:
     snapshot: dict[str, Any]
     selected_ids: list[int]
     flagged: bool
+
+    def view(self, attempt: AttemptHeader, position: int) -> ItemView:
+        """The question as shown: from what the save read and wrote, without reading it again."""
+        return queries.item_view(attempt, position, self.snapshot, self.selected_ids, self.flagged)
 
 
 _ATTEMPT = cast(Table, Attempt.__table__)
@@ -185,3 +191,22 @@ def save_page(
     if attempt.mode == "exam" or (selected and not item.selected_ids):
         return _answer(session, item, selected, flagged, now)
     return _flag(session, item, flagged)
+
+
+def save_page_and_take(
+    session: Session,
+    attempt: AttemptHeader,
+    user_id: int,
+    position: int,
+    choice_ids: Sequence[int],
+    flagged: bool,
+    now: datetime,
+    grace: timedelta,
+) -> TakeView:
+    """Save a question's page, then gather it and the navigator as they now stand.
+
+    The saved question is shown from what the save read and wrote; only the marks are read.
+    """
+    saved = save_page(session, attempt.id, user_id, position, choice_ids, flagged, now, grace)
+    view = saved.view(attempt, position)
+    return TakeView(attempt, view, queries.marks(session, attempt.id), attempt.remaining_s(now))

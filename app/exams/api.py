@@ -3,23 +3,17 @@
 Each attempt is visible to its owner only; anyone else gets the 404 a missing one gets.
 """
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer
 from app.content.dependencies import Slug
-from app.db import Database
 from app.exams import answers, queries, service
-from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of, submit_owned
-from app.exams.errors import NotSubmitted, refuse_if_closed
-from app.exams.queries import Saved
-from app.exams.read_models import AttemptHeader, NavItem
+from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
+from app.exams.errors import refuse_if_closed
+from app.exams.read_models import AttemptHeader, NavItem, ResultView
 from app.exams.schemas import (
     AnswerIn,
     AttemptOut,
@@ -28,7 +22,7 @@ from app.exams.schemas import (
     FlagIn,
     ResultOut,
 )
-from app.web.dependencies import SessionDep, unit_of_work
+from app.web.dependencies import DatabaseDep
 from app.web.metrics import EXAM_ANSWERS
 from app.web.schemas import ErrorOut
 
@@ -69,9 +63,9 @@ def _attempt_out(attempt: AttemptHeader, nav: tuple[NavItem, ...], request: Requ
 
 
 @router.get("/exams", response_model=list[ExamOut])
-def list_exams(session: SessionDep, viewer: CurrentViewer) -> Any:
+async def list_exams(db: DatabaseDep, viewer: CurrentViewer) -> Any:
     """List the exams (with the caller's open attempt at each, when logged in)."""
-    return queries.blueprints(session, viewer.id if viewer is not None else None)
+    return await db.read(queries.blueprints, viewer.id if viewer is not None else None)
 
 
 @router.post(
@@ -80,41 +74,30 @@ def list_exams(session: SessionDep, viewer: CurrentViewer) -> Any:
     status_code=201,
     responses={200: {"model": AttemptOut, "description": "The open attempt, resumed"}},
 )
-async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer) -> Any:
+async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep) -> Any:
     """Start an attempt at an exam (201), or return the caller's open one (200)."""
-    started = await unit_of_work(request).run(
-        partial(
-            service.start_attempt,
-            user_id=viewer.id,
-            slug=slug,
-            now=now_of(request),
-            grace=grace_of(request),
-        )
+    started = await db.write(
+        service.start_attempt,
+        user_id=viewer.id,
+        slug=slug,
+        now=now_of(request),
+        grace=grace_of(request),
     )
-    body = await run_in_threadpool(_state, request.app.state.db, started.attempt_id, viewer.id)
-    out = AttemptOut.model_validate(_attempt_out(body[0], body[1], request))
+    attempt, nav = await db.read(queries.header_and_marks, started.attempt_id, viewer.id)
+    out = AttemptOut.model_validate(_attempt_out(attempt, nav, request))
     return JSONResponse(out.model_dump(mode="json"), status_code=200 if started.resumed else 201)
 
 
-def _state(
-    db: Database, attempt_id: int, user_id: int
-) -> tuple[AttemptHeader, tuple[NavItem, ...]]:
-    with db.read_sessions() as session:
-        attempt = queries.header(session, attempt_id, user_id)
-        return attempt, queries.summary(session, attempt, attempt.started_at).nav
-
-
 @router.get("/attempts", response_model=list[AttemptOut])
-def list_attempts(request: Request, session: SessionDep, viewer: RequiredViewer) -> Any:
+async def list_attempts(request: Request, db: DatabaseDep, viewer: RequiredViewer) -> Any:
     """List the caller's attempts, newest first (the latest 50)."""
-    return [_attempt_out(a, (), request) for a in queries.history(session, viewer.id)]
+    return [_attempt_out(a, (), request) for a in await db.read(queries.history, viewer.id)]
 
 
 @router.get("/attempts/{attempt_id}", response_model=AttemptOut)
-def get_attempt(request: Request, attempt: OwnedAttempt, session: SessionDep) -> Any:
+async def get_attempt(request: Request, attempt: OwnedAttempt, db: DatabaseDep) -> Any:
     """Get an attempt: its state, time left and each question's answered and flagged marks."""
-    nav = queries.summary(session, attempt, now_of(request)).nav
-    return _attempt_out(attempt, nav, request)
+    return _attempt_out(attempt, await db.read(queries.marks, attempt.id), request)
 
 
 @router.get(
@@ -122,12 +105,12 @@ def get_attempt(request: Request, attempt: OwnedAttempt, session: SessionDep) ->
     response_model=AttemptQuestionOut,
     responses=CLOSED,
 )
-def get_attempt_question(
-    request: Request, attempt: OwnedAttempt, position: Position, session: SessionDep
+async def get_attempt_question(
+    request: Request, attempt: OwnedAttempt, position: Position, db: DatabaseDep
 ) -> Any:
     """Get one question of an open attempt as it is shown (no answer key in exam mode)."""
     refuse_if_closed(attempt)
-    return queries.take(session, attempt, position, now_of(request)).item
+    return (await db.read(queries.take, attempt, position, now_of(request))).item
 
 
 @router.put(
@@ -141,10 +124,11 @@ async def save_answer(
     position: Position,
     body: AnswerIn,
     viewer: RequiredViewer,
+    db: DatabaseDep,
 ) -> Any:
     """Save the chosen choices of one question (an empty list clears an exam-mode answer)."""
     refuse_if_closed(attempt)
-    save = partial(
+    saved = await db.write(
         answers.save_answer,
         attempt_id=attempt.id,
         user_id=viewer.id,
@@ -153,18 +137,9 @@ async def save_answer(
         now=now_of(request),
         grace=grace_of(request),
     )
-    shown = await _shown(request, save, attempt, position)
     if body.choice_ids:  # an empty list only clears the answer
         EXAM_ANSWERS.inc()
-    return shown
-
-
-async def _shown(
-    request: Request, change: Callable[[Session], Saved], attempt: AttemptHeader, position: int
-) -> Any:
-    """Run a change to a question and show the question as the change left it."""
-    saved = await unit_of_work(request).run(change)
-    return queries.item_view(attempt, position, saved.snapshot, saved.selected_ids, saved.flagged)
+    return saved.view(attempt, position)
 
 
 @router.put(
@@ -178,10 +153,11 @@ async def flag_question(
     position: Position,
     body: FlagIn,
     viewer: RequiredViewer,
+    db: DatabaseDep,
 ) -> Any:
     """Flag a question for review, or take the flag off."""
     refuse_if_closed(attempt)
-    flag = partial(
+    flagged = await db.write(
         answers.set_flag,
         attempt_id=attempt.id,
         user_id=viewer.id,
@@ -190,23 +166,26 @@ async def flag_question(
         now=now_of(request),
         grace=grace_of(request),
     )
-    return await _shown(request, flag, attempt, position)
+    return flagged.view(attempt, position)
 
 
 @router.post("/attempts/{attempt_id}/submit", response_model=ResultOut)
-async def submit(request: Request, attempt: OwnedAttempt, viewer: RequiredViewer) -> Any:
+async def submit(
+    request: Request, attempt: OwnedAttempt, viewer: RequiredViewer, db: DatabaseDep
+) -> Any:
     """Submit an attempt (submitting twice is no error) and return its result."""
-    await submit_owned(request, attempt)
-    return await run_in_threadpool(_result, request, attempt.id, viewer.id)
+    await db.write(
+        service.submit,
+        attempt_id=attempt.id,
+        user_id=attempt.user_id,
+        now=now_of(request),
+        grace=grace_of(request),
+    )
+    return _result(await db.read(queries.submitted_result, attempt.id, viewer.id), request)
 
 
-def _result(request: Request, attempt_id: int, user_id: int) -> dict:
-    with request.app.state.db.read_sessions() as session:
-        attempt = queries.header(session, attempt_id, user_id)
-        if attempt.is_open:
-            raise NotSubmitted()
-        view = queries.result(session, attempt)
-    return {**vars(view), "attempt": _attempt_out(attempt, (), request)}
+def _result(view: ResultView, request: Request) -> dict:
+    return {**vars(view), "attempt": _attempt_out(view.attempt, (), request)}
 
 
 @router.get(
@@ -214,6 +193,8 @@ def _result(request: Request, attempt_id: int, user_id: int) -> dict:
     response_model=ResultOut,
     responses={409: {"model": ErrorOut, "description": "Not submitted yet"}},
 )
-def get_result(request: Request, attempt: OwnedAttempt, viewer: RequiredViewer) -> Any:
+async def get_result(
+    request: Request, attempt: OwnedAttempt, viewer: RequiredViewer, db: DatabaseDep
+) -> Any:
     """Get a submitted attempt's score, per-topic breakdown and review with explanations."""
-    return _result(request, attempt.id, viewer.id)
+    return _result(await db.read(queries.submitted_result, attempt.id, viewer.id), request)

@@ -4,17 +4,17 @@ An open exam-mode attempt is shown without its answer key or explanations: only 
 (for a closed attempt) and practice-mode feedback read them from the snapshot.
 """
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render
-from app.content.read_models import ChoiceView, ReferenceView, TopicRef
-from app.exams.errors import NotFound
+from app.content.queries import topics_list
+from app.content.read_models import ChoiceView, ReferenceView, TopicRef, TopicSummary
+from app.exams.errors import NotFound, NotSubmitted
 from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
 from app.exams.read_models import (
     AttemptHeader,
@@ -126,6 +126,14 @@ def history(session: Session, user_id: int) -> tuple[AttemptHeader, ...]:
     return tuple(_header(attempt, slug) for attempt, slug in rows)
 
 
+def list_page(
+    session: Session, user_id: int | None
+) -> tuple[tuple[BlueprintSummary, ...], tuple[AttemptHeader, ...], tuple[TopicSummary, ...]]:
+    """The exams page's lists: the exams, the learner's past attempts, the topic tree."""
+    past = history(session, user_id) if user_id is not None else ()
+    return blueprints(session, user_id), past, topics_list(session)
+
+
 def _items(session: Session, attempt_id: int) -> list[AttemptItem]:
     return list(
         session.scalars(
@@ -164,6 +172,14 @@ def marks(session: Session, attempt_id: int) -> tuple[NavItem, ...]:
     return tuple(NavItem(position, bool(selected), flagged) for position, selected, flagged in rows)
 
 
+def header_and_marks(
+    session: Session, attempt_id: int, user_id: int
+) -> tuple[AttemptHeader, tuple[NavItem, ...]]:
+    """Load a learner's attempt and each of its questions' marks."""
+    attempt = header(session, attempt_id, user_id)
+    return attempt, marks(session, attempt.id)
+
+
 def _topic(snapshot: dict[str, Any]) -> TopicRef | None:
     topic = snapshot.get("topic")
     return TopicRef(topic["slug"], topic["title"]) if topic else None
@@ -191,33 +207,6 @@ def take(session: Session, attempt: AttemptHeader, position: int, now: datetime)
     nav = tuple(NavItem(n, bool(selected), flag) for n, selected, flag, _ in rows)
     view = item_view(attempt, position, snapshot, selected_ids, flagged)
     return TakeView(attempt, view, nav, attempt.remaining_s(now))
-
-
-class Saved(Protocol):
-    """A question as a save left it."""
-
-    @property
-    def snapshot(self) -> dict[str, Any]: ...
-    @property
-    def selected_ids(self) -> list[int]: ...
-    @property
-    def flagged(self) -> bool: ...
-
-
-def take_after(
-    session: Session,
-    change: Callable[[Session], Saved],
-    attempt: AttemptHeader,
-    position: int,
-    now: datetime,
-) -> TakeView:
-    """Save a question, then gather it and the navigator as they now stand, in one transaction.
-
-    The saved question is shown from what the save read and wrote; only the marks are read.
-    """
-    saved = change(session)
-    view = item_view(attempt, position, saved.snapshot, saved.selected_ids, saved.flagged)
-    return TakeView(attempt, view, marks(session, attempt.id), attempt.remaining_s(now))
 
 
 def item_view(
@@ -282,6 +271,14 @@ def result(session: Session, attempt: AttemptHeader) -> ResultView:
         topics=tuple(scores),
         items=reviews,
     )
+
+
+def submitted_result(session: Session, attempt_id: int, user_id: int) -> ResultView:
+    """Load a learner's attempt and its result, or refuse while it is still open."""
+    attempt = header(session, attempt_id, user_id)
+    if attempt.is_open:
+        raise NotSubmitted()
+    return result(session, attempt)
 
 
 def _review(item: AttemptItem) -> ReviewItem:

@@ -37,10 +37,6 @@ _SCORES = (
     .order_by(Attempt.submitted_at.desc(), Attempt.id.desc())
     .limit(bindparam("limit"))
 )
-_MARK = (
-    select(func.count()).where(*_MINE).scalar_subquery(),
-    select(func.max(Attempt.submitted_at)).where(*_MINE).scalar_subquery(),
-)
 _TOTALS = {
     dialect: select(func.count(), func.coalesce(func.sum(_duration(dialect)), 0.0)).where(*_MINE)
     for dialect in ("postgresql", "sqlite")
@@ -62,10 +58,6 @@ class AttemptRecords:
             if at is not None and percent is not None  # a finished attempt has both
         )
         return ExamHistory(scores, count, max(0.0, round(float(seconds), 1)))
-
-    def mark(self) -> tuple[Any, ...]:
-        """How many attempts the learner finished, and the latest finish: a finish changes it."""
-        return _MARK
 
     def export(self, session: Session, user_id: int) -> list[dict[str, Any]]:
         """Return every attempt of the learner with what they chose in it."""

@@ -4,24 +4,21 @@ Every page works without JavaScript (a form post, then a redirect); with htmx ea
 of a choice or a flag is saved at once and only the navigator block comes back.
 """
 
-from functools import partial
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from starlette.concurrency import run_in_threadpool
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, require_role
 from app.accounts.service import Viewer
 from app.content.dependencies import Slug
-from app.content.queries import topics_list
 from app.content.read_models import TopicSummary
 from app.exams import allowances, answers, queries, service
 from app.exams.custom import CustomExam, start_custom
-from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of, submit_owned
+from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, refuse_if_closed
 from app.exams.read_models import AttemptHeader, TakeView
-from app.web.dependencies import SessionDep, unit_of_work
+from app.web.dependencies import DatabaseDep
 from app.web.limits import FieldText
 from app.web.metrics import EXAM_ANSWERS
 from app.web.templating import is_htmx, render, url_for
@@ -34,24 +31,25 @@ Show = Annotated[Literal["all", "wrong", "flagged"], Query(description="Which qu
 
 
 @router.get("/exams", name="exams")
-def exams(request: Request, session: SessionDep, viewer: CurrentViewer) -> HTMLResponse:
+async def exams(request: Request, db: DatabaseDep, viewer: CurrentViewer) -> HTMLResponse:
     """List the exams to start or resume, a form for a custom exam, and past attempts."""
-    return _exams_page(request, session, viewer)
+    return await _exams_page(request, db, viewer)
 
 
-def _exams_page(
+async def _exams_page(
     request: Request,
-    session: SessionDep,
+    db: DatabaseDep,
     viewer: Viewer | None,
     *,
     form: dict[str, Any] | None = None,
     error: InvalidExamSpec | None = None,
 ) -> HTMLResponse:
     user_id = viewer.id if viewer is not None else None
+    found, history, topics = await db.read(queries.list_page, user_id)
     context = {
-        "blueprints": queries.blueprints(session, user_id),
-        "history": queries.history(session, user_id) if user_id is not None else (),
-        "topics": _flatten(topics_list(session)),
+        "blueprints": found,
+        "history": history,
+        "topics": _flatten(topics),
         "form": form or {"count": 10, "minutes": 15, "mode": "exam", "topics": []},
         "errors": {error.field: error.message} if error else {},
     }
@@ -70,7 +68,7 @@ def _flatten(topics: tuple[TopicSummary, ...], depth: int = 0) -> list[tuple[int
 async def start_custom_exam(
     request: Request,
     viewer: RequiredViewer,
-    session: SessionDep,
+    db: DatabaseDep,
     topics: Annotated[list[FieldText] | None, Form(max_length=200)] = None,
     count: Annotated[FieldText, Form(max_length=10)] = "",
     minutes: Annotated[FieldText, Form(max_length=10)] = "",
@@ -98,17 +96,15 @@ async def start_custom_exam(
             only_wrong=only_wrong is not None,
             only_unseen=only_unseen is not None,
         )
-        started = await unit_of_work(request).run(
-            partial(
-                start_custom,
-                user_id=viewer.id,
-                request=wanted,
-                now=now_of(request),
-                grace=grace_of(request),
-            )
+        started = await db.write(
+            start_custom,
+            user_id=viewer.id,
+            request=wanted,
+            now=now_of(request),
+            grace=grace_of(request),
         )
-    except InvalidExamSpec as exc:  # the page reads the database: not on the event loop
-        return await run_in_threadpool(_exams_page, request, session, viewer, form=form, error=exc)
+    except InvalidExamSpec as exc:
+        return await _exams_page(request, db, viewer, form=form, error=exc)
     return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
 
 
@@ -119,16 +115,16 @@ def _number(value: str, field: str, message: str) -> int:
 
 
 @router.post("/exams/{slug}/start", name="start_exam")
-async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer) -> Response:
+async def start_exam(
+    request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep
+) -> Response:
     """Start an exam, or resume the open attempt at it."""
-    started = await unit_of_work(request).run(
-        partial(
-            service.start_attempt,
-            user_id=viewer.id,
-            slug=slug,
-            now=now_of(request),
-            grace=grace_of(request),
-        )
+    started = await db.write(
+        service.start_attempt,
+        user_id=viewer.id,
+        slug=slug,
+        now=now_of(request),
+        grace=grace_of(request),
     )
     return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
 
@@ -139,13 +135,13 @@ def _goto(attempt_id: int, position: int) -> RedirectResponse:
 
 
 @router.get("/attempts/{attempt_id}", name="attempt")
-def attempt_result(
-    request: Request, attempt: OwnedAttempt, session: SessionDep, show: Show = "all"
+async def attempt_result(
+    request: Request, attempt: OwnedAttempt, db: DatabaseDep, show: Show = "all"
 ) -> Response:
     """Show a closed attempt's result and review; an open one goes on where it was left."""
     if attempt.is_open:
-        return _goto(attempt.id, queries.resume_position(session, attempt.id))
-    view = queries.result(session, attempt)
+        return _goto(attempt.id, await db.read(queries.resume_position, attempt.id))
+    view = await db.read(queries.result, attempt)
     shown = [
         item
         for item in view.items
@@ -158,28 +154,25 @@ def attempt_result(
 
 
 @router.get("/attempts/{attempt_id}/review", name="attempt_review")
-def attempt_review(
-    request: Request, attempt: OwnedAttempt, session: SessionDep, show: Show = "all"
+async def attempt_review(
+    request: Request, attempt: OwnedAttempt, db: DatabaseDep, show: Show = "all"
 ) -> Response:
     """Review a closed attempt question by question, all of them or the wrong or flagged ones."""
-    return attempt_result(request, attempt, session, show)
+    return await attempt_result(request, attempt, db, show)
 
 
 @router.get("/attempts/{attempt_id}/questions/{position}", name="attempt_question")
-async def attempt_question(request: Request, attempt: OwnedAttempt, position: Position) -> Response:
+async def attempt_question(
+    request: Request, attempt: OwnedAttempt, position: Position, db: DatabaseDep
+) -> Response:
     """Show one question of an open attempt with the navigator and the time left.
 
-    The page learners load most during an exam: two brief reads by key (the attempt, then
-    its marks with the one snapshot shown).
+    The page learners load most during an exam: two reads by key (the attempt, then its
+    marks with the one snapshot shown).
     """
     if not attempt.is_open:
         return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
-    return _show(request, await _take(request, attempt, position))
-
-
-async def _take(request: Request, attempt: AttemptHeader, position: int) -> TakeView:
-    take = partial(queries.take, attempt=attempt, position=position, now=now_of(request))
-    return await unit_of_work(request, write=False, brief=True).run(take)
+    return _show(request, await db.read(queries.take, attempt, position, now_of(request)))
 
 
 def _show(
@@ -201,6 +194,7 @@ async def save_attempt_question(
     attempt: OwnedAttempt,
     position: Position,
     viewer: RequiredViewer,
+    db: DatabaseDep,
     choice: ChoiceField = None,
     flagged: Annotated[str | None, Form(max_length=5)] = None,
     go: Annotated[Go, Form()] = "stay",
@@ -214,26 +208,33 @@ async def save_attempt_question(
     now = now_of(request)
     try:
         refuse_if_closed(attempt)
-        save = partial(
-            answers.save_page,
-            attempt_id=attempt.id,
-            user_id=viewer.id,
-            position=position,
-            choice_ids=_choice_ids(choice or []),
-            flagged=flagged is not None,
-            now=now,
-            grace=grace_of(request),
-        )
+        choice_ids, grace = _choice_ids(choice or []), grace_of(request)
         if block is None:
-            await unit_of_work(request).run(save)
+            await db.write(
+                answers.save_page,
+                attempt_id=attempt.id,
+                user_id=viewer.id,
+                position=position,
+                choice_ids=choice_ids,
+                flagged=flagged is not None,
+                now=now,
+                grace=grace,
+            )
             _count_answer(choice)
             return _after_save(attempt, position, go)
-        view = await unit_of_work(request).run(
-            partial(queries.take_after, change=save, attempt=attempt, position=position, now=now)
+        view = await db.write(
+            answers.save_page_and_take,
+            attempt=attempt,
+            user_id=viewer.id,
+            position=position,
+            choice_ids=choice_ids,
+            flagged=flagged is not None,
+            now=now,
+            grace=grace,
         )
         _count_answer(choice)
     except InvalidExamAnswer as exc:
-        shown = await _take(request, attempt, position)
+        shown = await db.read(queries.take, attempt, position, now)
         return _show(request, shown, error=exc.message, status_code=422, block=block)
     except AttemptClosed as exc:
         if block is None:
@@ -263,34 +264,38 @@ def _choice_ids(values: list[str]) -> list[int]:
 
 
 @router.get("/attempts/{attempt_id}/summary", name="attempt_summary")
-def attempt_summary(request: Request, attempt: OwnedAttempt, session: SessionDep) -> Response:
+async def attempt_summary(request: Request, attempt: OwnedAttempt, db: DatabaseDep) -> Response:
     """List unanswered and flagged questions before the learner submits."""
     if not attempt.is_open:
         return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
-    view = queries.summary(session, attempt, now_of(request))
+    view = await db.read(queries.summary, attempt, now_of(request))
     return render(request, "exams/summary.html", {"view": view})
 
 
 @router.post("/attempts/{attempt_id}/submit", name="submit_attempt")
-async def submit_attempt(
-    request: Request, attempt: OwnedAttempt, viewer: RequiredViewer
-) -> Response:
+async def submit_attempt(request: Request, attempt: OwnedAttempt, db: DatabaseDep) -> Response:
     """Submit an attempt and show its result."""
-    await submit_owned(request, attempt)
+    await db.write(
+        service.submit,
+        attempt_id=attempt.id,
+        user_id=attempt.user_id,
+        now=now_of(request),
+        grace=grace_of(request),
+    )
     return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
 
 
 @router.get("/exams/extra-time", name="allowances")
-def allowances_page(request: Request, session: SessionDep, admin: Admin) -> HTMLResponse:
+async def allowances_page(request: Request, db: DatabaseDep, admin: Admin) -> HTMLResponse:
     """Show who has extra time on timed exams, and a form to give it (admins only)."""
-    return _allowances(request, session)
+    return await _allowances(request, db)
 
 
-def _allowances(
-    request: Request, session: SessionDep, *, error: str | None = None, username: str = ""
+async def _allowances(
+    request: Request, db: DatabaseDep, *, error: str | None = None, username: str = ""
 ) -> HTMLResponse:
     context = {
-        "allowances": allowances.list_allowances(session),
+        "allowances": await db.read(allowances.list_allowances),
         "error": error,
         "username": username,
         "done": request.query_params.get("done") == "1",
@@ -302,24 +307,20 @@ def _allowances(
 async def set_allowance(
     request: Request,
     admin: Admin,
-    session: SessionDep,
+    db: DatabaseDep,
     username: Annotated[str, Form(max_length=32)] = "",
     multiplier: Annotated[str, Form(max_length=5)] = "",
 ) -> Response:
     """Give a learner extra time on the timed exams they start from now on."""
     try:
         factor = float(multiplier) if multiplier.replace(".", "", 1).isdigit() else 0.0
-        await unit_of_work(request).run(
-            partial(
-                allowances.set_allowance,
-                actor=admin,
-                username=username,
-                multiplier=factor,
-                now=now_of(request),
-            )
+        await db.write(
+            allowances.set_allowance,
+            actor=admin,
+            username=username,
+            multiplier=factor,
+            now=now_of(request),
         )
-    except InvalidExamSpec as exc:  # the page reads the database: not on the event loop
-        return await run_in_threadpool(
-            _allowances, request, session, error=exc.message, username=username
-        )
+    except InvalidExamSpec as exc:
+        return await _allowances(request, db, error=exc.message, username=username)
     return RedirectResponse(url_for("allowances") + "?done=1", status_code=303)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
 from app.db import Database
 
@@ -38,3 +39,10 @@ def exclusive_import(db: Database) -> Iterator[None]:
     else:
         with _in_memory:
             yield
+
+
+def import_lock_until_commit(session: Session) -> None:
+    """Wait until no stepwise import runs, and keep them out until the session's transaction
+    ends (PostgreSQL). On SQLite the transaction's write lock keeps the other writers out."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_KEY})

@@ -4,13 +4,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from app.accounts.dependencies import load_viewer, require_role
 from app.accounts.service import Viewer
 from app.importers.errors import ImportRefused
 from app.importers.service import FORMATS, import_upload
+from app.web.dependencies import DatabaseDep
 from app.web.limits import without_control_characters
 from app.web.metrics import IMPORT_REFUSED, IMPORTED
 from app.web.templating import render
@@ -52,8 +52,8 @@ async def import_form(request: Request, viewer: Author) -> HTMLResponse:
 
 
 @router.post("/author/import", name="import_post", openapi_extra=UPLOAD_FORM)
-async def import_post(request: Request, viewer: Author) -> HTMLResponse:
-    """Import one uploaded document (checked whole, then written in short steps)."""
+async def import_post(request: Request, viewer: Author, db: DatabaseDep) -> HTMLResponse:
+    """Import one uploaded document (checked whole, then written in one transaction)."""
     settings = request.app.state.settings
     async with request.form(max_files=1, max_fields=2) as form:
         document, format = form.get("document"), form.get("format") or ""
@@ -63,9 +63,8 @@ async def import_post(request: Request, viewer: Author) -> HTMLResponse:
         name = name or "upload"
         data = await document.read(settings.max_upload_bytes + 1)
     try:
-        report = await run_in_threadpool(
+        report = await db.write(
             import_upload,
-            request.app.state.db,
             viewer,
             data,
             name,
@@ -77,5 +76,4 @@ async def import_post(request: Request, viewer: Author) -> HTMLResponse:
         IMPORT_REFUSED.inc()
         return _page(request, 422, refused=exc)
     IMPORTED.inc()
-    request.app.state.cache.clear()  # this worker shows the new content at once
     return _page(request, report=report)

@@ -18,11 +18,11 @@ from app.content.service import LoadProgress, load_bundle, load_in_steps
 from app.db import Database
 from app.importers import catalog, errata, export_json, note, qa
 from app.importers.errors import ImportRefused
-from app.importers.lock import exclusive_import
+from app.importers.lock import exclusive_import, import_lock_until_commit
 from app.importers.text import decode
 
 Parser = Callable[[str, str], tuple[Bundle, Report]]
-PAUSE_S = 0.03  # between two write steps of an import on SQLite (see _transactions)
+PAUSE_S = 0.11  # between two write steps of an import on SQLite (see _transactions)
 FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
     "json": (export_json.looks_like, export_json.parse),
     "catalog": (catalog.looks_like, catalog.parse),
@@ -102,9 +102,8 @@ def _transactions(db: Database) -> Transactions:
 
     Were the next step to take the lock the moment the last one let it go, it would win time
     after time until the other writers' wait ran out (the workers' saves). So a write step
-    starts at least PAUSE_S after the last one ended: a writer of another process looks for
-    the lock every millisecond (`app.db`), and scoring links between two steps often takes
-    that long anyway.
+    starts at least PAUSE_S after the last one ended: a writer of another process waiting in
+    SQLite's busy handler looks for the lock again at least every 100 ms.
     """
     pause = PAUSE_S if make_url(db.url).get_backend_name() == "sqlite" else 0.0
     ended = [0.0]
@@ -139,7 +138,7 @@ def seed_digest(files: list[Path]) -> str:
 
 
 def import_upload(
-    db: Database,
+    session: Session,
     actor: Viewer,
     data: bytes,
     file: str,
@@ -147,9 +146,11 @@ def import_upload(
     link_threshold: float,
     format: str | None = None,
 ) -> Report:
-    """Import a document sent by a person, in short steps; only authors and admins may."""
+    """Import a document sent by a person in the session's transaction (all or nothing), once
+    no stepwise import runs; only authors and admins may. The caller commits."""
     if not actor.may("author"):
         raise PermissionDenied("Only authors can import content.")
     if len(data) > limit:
         raise ImportRefused(file, 1, f"the file is larger than the limit of {limit:,} bytes")
-    return import_in_steps(db, data, file, link_threshold, format)
+    import_lock_until_commit(session)
+    return import_document(session, data, file, link_threshold, format)

@@ -1,6 +1,5 @@
 """Practice answers and a learner's progress through the JSON API."""
 
-from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -10,10 +9,10 @@ from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
 from app.content.schemas import CheckIn, CheckOut, note_link_json, reference_json
 from app.progress import queries, service
-from app.progress.dependencies import LibraryDep, NowDep, now_of
+from app.progress.dependencies import LibraryDep, NowDep, exam_records, now_of
 from app.progress.read_models import Dashboard
 from app.progress.schemas import ProgressOut
-from app.web.dependencies import unit_of_work
+from app.web.dependencies import DatabaseDep
 from app.web.metrics import PRACTICE_ANSWERS
 from app.web.schemas import NOT_FOUND, ErrorOut
 from app.web.templating import url_for
@@ -28,22 +27,22 @@ router = APIRouter(
     response_model=CheckOut,
     responses={422: {"description": "No choice, a choice of another question, or too many"}},
 )
-async def check_question(request: Request, view: QuestionDep, body: CheckIn) -> Response:
+async def check_question(
+    request: Request, view: QuestionDep, body: CheckIn, db: DatabaseDep
+) -> Response:
     """Check chosen choices: correctness, the right choices, the explanation, notes and sources.
 
-    A logged-in learner's answer is recorded; a guest's is not.
+    A logged-in learner's answer is recorded; a guest's is not (it only reads).
     """
     viewer = viewer_of(request)
     user_id = viewer.id if viewer is not None else None
-    work = unit_of_work(request, write=user_id is not None)
-    result = await work.run(
-        partial(
-            service.check_answer,
-            user_id=user_id,
-            question_id=view.id,
-            choice_ids=body.choice_ids,
-            now=now_of(request),
-        )
+    run = db.write if user_id is not None else db.read
+    result = await run(
+        service.check_answer,
+        user_id=user_id,
+        question_id=view.id,
+        choice_ids=body.choice_ids,
+        now=now_of(request),
     )
     if user_id is not None:  # kept (and committed) only for a learner
         PRACTICE_ANSWERS.inc()
@@ -71,15 +70,17 @@ Weeks = Annotated[int, Query(ge=1, le=53, description="Weeks of activity to list
     responses={401: {"model": ErrorOut, "description": "Not logged in, or a bad API token"}},
 )
 async def progress(
-    request: Request, viewer: RequiredViewer, now: NowDep, library: LibraryDep, weeks: Weeks = 12
+    request: Request,
+    viewer: RequiredViewer,
+    db: DatabaseDep,
+    now: NowDep,
+    library: LibraryDep,
+    weeks: Weeks = 12,
 ) -> dict[str, Any]:
     """Report my reviews due, mastery per topic (weakest first), activity, exams and readiness."""
-    work = unit_of_work(request, write=False)
-    exams = getattr(request.app.state, "exam_records", queries.NO_EXAMS)
-    view = await work.run(
-        partial(
-            queries.dashboard, user_id=viewer.id, now=now, weeks=weeks, exams=exams, library=library
-        )
+    exams = exam_records(request)
+    view = await db.read(
+        queries.dashboard, user_id=viewer.id, now=now, weeks=weeks, exams=exams, library=library
     )
     return progress_json(view)
 

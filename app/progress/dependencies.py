@@ -1,22 +1,14 @@
-"""The unit of work a practice answer runs in, the clock progress is measured by, and the
-library learners are measured against."""
+"""The clock progress is measured by, the library learners are measured against, and the
+exams' records of a learner."""
 
 from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.accounts.dependencies import CurrentViewer
 from app.progress.library import CACHE_KEY, Library, load_library
-from app.web.dependencies import UnitOfWork, unit_of_work
-
-
-async def get_answer_work(request: Request, viewer: CurrentViewer) -> UnitOfWork:
-    """A writing unit of work when a learner is logged in (the answer is kept), else reading.
-
-    Guests' checks only read, so they never queue for SQLite's write lock.
-    """
-    return unit_of_work(request, write=viewer is not None)
+from app.progress.queries import NO_EXAMS
+from app.progress.read_models import ExamRecords
 
 
 def now_of(request: Request) -> datetime:
@@ -33,6 +25,10 @@ async def get_library(request: Request) -> Library:
     return await request.app.state.cache.get(CACHE_KEY, load_library)
 
 
-AnswerWorkDep = Annotated[UnitOfWork, Depends(get_answer_work)]
+def exam_records(request: Request) -> ExamRecords:
+    """The exams' records of a learner, as the application wired them (none without exams)."""
+    return getattr(request.app.state, "exam_records", NO_EXAMS)
+
+
 NowDep = Annotated[datetime, Depends(get_now)]
 LibraryDep = Annotated[Library, Depends(get_library)]

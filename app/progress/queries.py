@@ -1,6 +1,5 @@
 """Read queries behind the progress pages and API; each reads one learner's rows only."""
 
-from collections.abc import Hashable
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -200,57 +199,6 @@ def activity(session: Session, user_id: int) -> tuple[dict[date, int], float]:
 def answers_per_day(session: Session, user_id: int) -> dict[date, int]:
     """Count the learner's answers on each day (UTC) they studied."""
     return activity(session, user_id)[0]
-
-
-def _latest(column: Any, user_column: Any) -> Any:
-    return select(column).where(user_column == bindparam("user_id")).scalar_subquery()
-
-
-_MARKS: dict[type, Any] = {}
-
-
-def _mark(exams: ExamRecords) -> Any:
-    """Built once for each kind of exam records (the application has one): every dashboard
-    asks it first. Each part is read from an index on the learner's rows."""
-    statement = _MARKS.get(type(exams))
-    if statement is None:
-        statement = _MARKS[type(exams)] = select(
-            _latest(func.count(), PracticeAnswer.user_id),
-            _latest(func.max(PracticeAnswer.answered_at), PracticeAnswer.user_id),
-            _latest(func.count(), ReviewCard.user_id),
-            _latest(func.max(ReviewCard.last_review_at), ReviewCard.user_id),
-            _latest(func.count(), NoteRead.user_id),
-            _latest(func.max(NoteRead.read_at), NoteRead.user_id),
-            *exams.mark(),
-        )
-    return statement
-
-
-def dashboard_mark(session: Session, user_id: int, exams: ExamRecords = NO_EXAMS) -> Hashable:
-    """Values that change whenever anything the learner's dashboard counts changes.
-
-    An answer adds a row (and moves its card), a note read adds or moves one, a finished
-    exam adds one, deleting data takes rows away; time is not in it (see `dashboard`).
-    """
-    return tuple(session.connection().execute(_mark(exams), {"user_id": user_id}).one())
-
-
-def kept_or_new_dashboard(
-    session: Session,
-    user_id: int,
-    now: datetime,
-    kept: tuple[Hashable, Dashboard] | None,
-    exams: ExamRecords = NO_EXAMS,
-    library: Library | None = None,
-) -> tuple[Hashable, Dashboard]:
-    """Reuse a kept dashboard (with its mark) if its mark still holds; else gather a new one.
-
-    The mark is read first, so a dashboard is never kept with a mark older than its rows.
-    """
-    mark = dashboard_mark(session, user_id, exams)
-    if kept is not None and kept[0] == mark:
-        return kept
-    return mark, dashboard(session, user_id, now, exams=exams, library=library)
 
 
 def dashboard(

@@ -96,10 +96,6 @@ class ExamRecords(Protocol):
 
     def history(self, session: Session, user_id: int, limit: int) -> ExamHistory: ...
 
-    def mark(self) -> tuple[Any, ...]:
-        """SQL values (of the learner `:user_id`) that change whenever their exam history does."""
-        ...
-
     def export(self, session: Session, user_id: int) -> list[dict[str, Any]]: ...
 
 
@@ -108,9 +104,6 @@ class NoExams:
 
     def history(self, session: Session, user_id: int, limit: int) -> ExamHistory:
         return ExamHistory((), 0, 0.0)
-
-    def mark(self) -> tuple[Any, ...]:
-        return ()
 
     def export(self, session: Session, user_id: int) -> list[dict[str, Any]]:
         return []

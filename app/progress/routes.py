@@ -3,7 +3,6 @@
 import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from functools import partial
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -22,14 +21,13 @@ from app.content.dependencies import (
 from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, NoteView, QuestionView
 from app.content.routes import practice_page
+from app.db import Database
 from app.progress import export, queries, service
-from app.progress.dependencies import AnswerWorkDep, LibraryDep, NowDep, now_of
-from app.progress.kept import KeptDashboards, minute_of
-from app.progress.queries import NO_EXAMS
-from app.progress.read_models import ExamRecords, NoteStanding, ReviewStatus, SetTally
-from app.web.dependencies import UnitOfWork, unit_of_work
+from app.progress.dependencies import LibraryDep, NowDep, exam_records, now_of
+from app.progress.read_models import NoteStanding, ReviewStatus, SetTally
+from app.web.dependencies import DatabaseDep
 from app.web.metrics import PRACTICE_ANSWERS
-from app.web.templating import is_htmx, render, render_page, url_for
+from app.web.templating import is_htmx, render, url_for
 from app.web.timing import elapsed
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -41,16 +39,11 @@ NOTE_READ = "progress/note_read.html"
 DASHBOARD = "progress/dashboard.html"
 
 
-def exam_records(request: Request) -> ExamRecords:
-    """The exams' records of a learner, as the application wired them (none without exams)."""
-    return getattr(request.app.state, "exam_records", NO_EXAMS)
-
-
-async def _answer(
+async def answer(
     request: Request,
     view: QuestionView,
     viewer: Viewer | None,
-    work: UnitOfWork,
+    db: Database,
     choice: list[str] | None,
     now: datetime,
     shown_at: str,
@@ -58,20 +51,22 @@ async def _answer(
     shown: str | None = None,
     page: str = REVIEW_PAGE,
 ) -> Response:
-    """Grade and keep an answer, then show the result (htmx) or redirect to it (no script)."""
+    """Grade an answer, keep it for a learner, then show the result (htmx) or redirect to it.
+
+    A guest's check only reads, so it never queues for SQLite's write lock.
+    """
     block = "practice" if is_htmx(request) else None
     user_id = viewer.id if viewer is not None else None
+    run = db.write if user_id is not None else db.read
     try:
         ids = _choice_ids(choice or [])
-        result = await work.run(
-            partial(
-                service.check_answer,
-                user_id=user_id,
-                question_id=view.id,
-                choice_ids=ids,
-                now=now,
-                seconds=elapsed(shown, now),
-            )
+        result = await run(
+            service.check_answer,
+            user_id=user_id,
+            question_id=view.id,
+            choice_ids=ids,
+            now=now,
+            seconds=elapsed(shown, now),
         )
     except InvalidAnswer as exc:
         context = await extra() if extra else None
@@ -130,7 +125,7 @@ async def answer_question(
     request: Request,
     view: QuestionDep,
     viewer: CurrentViewer,
-    work: AnswerWorkDep,
+    db: DatabaseDep,
     now: NowDep,
     choice: ChoiceField = None,
     shown: ShownField = None,
@@ -141,25 +136,7 @@ async def answer_question(
     so reloading it never records the answer twice; htmx gets the result block in place.
     """
     shown_at = url_for("question", question_id=view.id)
-    return await _answer(request, view, viewer, work, choice, now, shown_at, shown=shown)
-
-
-async def answer_with(
-    request: Request,
-    view: QuestionView,
-    viewer: Viewer,
-    now: datetime,
-    choice: list[str] | None,
-    shown: str | None,
-    shown_at: str,
-    extra: Callable[[], Awaitable[dict[str, Any]]],
-    page: str,
-) -> Response:
-    """Grade and keep a learner's answer on another page that serves questions in practice style."""
-    work = unit_of_work(request)
-    return await _answer(
-        request, view, viewer, work, choice, now, shown_at, extra=extra, shown=shown, page=page
-    )
+    return await answer(request, view, viewer, db, choice, now, shown_at, shown=shown)
 
 
 def _choice_ids(values: list[str]) -> list[int]:
@@ -169,22 +146,21 @@ def _choice_ids(values: list[str]) -> list[int]:
         raise InvalidAnswer("That answer was not valid.") from None
 
 
-async def _status(request: Request, viewer: Viewer) -> ReviewStatus:
-    work = unit_of_work(request, write=False, brief=True)
-    return await work.run(partial(queries.review_status, user_id=viewer.id, now=now_of(request)))
-
-
 async def learner_status(request: Request) -> ReviewStatus | None:
     """Return the logged-in learner's review status (for the home page), or None for a guest."""
     viewer = viewer_of(request)
-    return await _status(request, viewer) if viewer is not None else None
+    if viewer is None:
+        return None
+    db: Database = request.app.state.db
+    return await db.read(queries.review_status, user_id=viewer.id, now=now_of(request))
 
 
 @router.get("/review", name="review")
-async def review(request: Request, viewer: RequiredViewer, now: NowDep) -> HTMLResponse:
+async def review(
+    request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep
+) -> HTMLResponse:
     """Serve the question that has been due longest, with how many are due and when the next are."""
-    work = unit_of_work(request, write=False)
-    status, question_id = await work.run(partial(queries.review_page, user_id=viewer.id, now=now))
+    status, question_id = await db.read(queries.review_page, user_id=viewer.id, now=now)
     if question_id is None:
         return render(request, "progress/review_done.html", {"status": status})
     view = await get_question(request, question_id)
@@ -197,11 +173,11 @@ def _review_context(view: QuestionView, status: ReviewStatus) -> dict[str, Any]:
 
 @router.get("/review/{question_id}", name="review_question")
 async def review_question(
-    request: Request, view: QuestionDep, viewer: RequiredViewer
+    request: Request, view: QuestionDep, viewer: RequiredViewer, db: DatabaseDep, now: NowDep
 ) -> HTMLResponse:
     """Show one question in review, graded when choices are in the address (after an answer)."""
     grade = await shown_grade(request, view.id, chosen_ids(request))
-    status = await _status(request, viewer)
+    status = await db.read(queries.review_status, user_id=viewer.id, now=now)
     return await _page(request, view, viewer, grade, _review_context(view, status))
 
 
@@ -210,6 +186,7 @@ async def answer_review(
     request: Request,
     view: QuestionDep,
     viewer: RequiredViewer,
+    db: DatabaseDep,
     now: NowDep,
     choice: ChoiceField = None,
     shown: ShownField = None,
@@ -217,38 +194,25 @@ async def answer_review(
     """Grade a review answer, reschedule the question, then show the result and what is left."""
 
     async def context() -> dict[str, Any]:
-        return _review_context(view, await _status(request, viewer))
+        status = await db.read(queries.review_status, user_id=viewer.id, now=now_of(request))
+        return _review_context(view, status)
 
-    work = unit_of_work(request)
     shown_at = url_for("review_question", question_id=view.id)
-    return await _answer(
-        request, view, viewer, work, choice, now, shown_at, extra=context, shown=shown
+    return await answer(
+        request, view, viewer, db, choice, now, shown_at, extra=context, shown=shown
     )
 
 
 @router.get("/progress", name="progress")
 async def progress(
-    request: Request, viewer: RequiredViewer, now: NowDep, library: LibraryDep
+    request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep, library: LibraryDep
 ) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
-    work = unit_of_work(request, write=False, brief=True)
-    kept_dashboards: KeptDashboards = request.app.state.kept_dashboards
-    minute = minute_of(now)
-    mark, view = await work.run(
-        partial(
-            queries.kept_or_new_dashboard,
-            user_id=viewer.id,
-            now=now,
-            kept=kept_dashboards.get(viewer.id, library, minute),
-            exams=exam_records(request),
-            library=library,
-        )
+    exams = exam_records(request)
+    view = await db.read(
+        queries.dashboard, user_id=viewer.id, now=now, exams=exams, library=library
     )
-    kept_dashboards.put(viewer.id, library, minute, mark, view)
-    # The view is made from the mark, the minute and the library: reloading a dashboard
-    # whose learner did nothing new reuses its HTML too.
-    key = (mark, minute)
-    response = render_page(request, DASHBOARD, {"view": view}, source=library, key=key)
+    response = render(request, DASHBOARD, {"view": view})
     response.headers["cache-control"] = "no-store"
     return response
 
@@ -258,17 +222,18 @@ async def practice_standing(request: Request, view: QuestionView) -> SetTally | 
     viewer = viewer_of(request)
     if viewer is None:
         return None
-    work = unit_of_work(request, write=False, brief=True)
-    return await work.run(
-        partial(queries.set_tally, user_id=viewer.id, set_slug=view.set.slug, total=view.total)
+    db: Database = request.app.state.db
+    return await db.read(
+        queries.set_tally, user_id=viewer.id, set_slug=view.set.slug, total=view.total
     )
 
 
 @router.get("/sets/{slug}/summary", name="set_summary")
-async def set_summary(request: Request, slug: Slug, viewer: RequiredViewer) -> HTMLResponse:
+async def set_summary(
+    request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep
+) -> HTMLResponse:
     """Show my result in a question set: score, the ones got wrong, the note sections to read."""
-    work = unit_of_work(request, write=False)
-    view = await work.run(partial(queries.set_summary, user_id=viewer.id, set_slug=slug))
+    view = await db.read(queries.set_summary, user_id=viewer.id, set_slug=slug)
     response = render(request, "progress/summary.html", {"view": view})
     response.headers["cache-control"] = "no-store"
     return response
@@ -276,11 +241,10 @@ async def set_summary(request: Request, slug: Slug, viewer: RequiredViewer) -> H
 
 @router.post("/notes/{slug}/read", name="mark_note_read")
 async def mark_note_read(
-    request: Request, slug: Slug, viewer: RequiredViewer, now: NowDep
+    request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep, now: NowDep
 ) -> Response:
     """Mark a note as read: back to the note without JavaScript, the new status in place with it."""
-    work = unit_of_work(request)
-    read_at = await work.run(partial(service.mark_read, user_id=viewer.id, slug=slug, now=now))
+    read_at = await db.write(service.mark_read, user_id=viewer.id, slug=slug, now=now)
     if is_htmx(request):
         return render(request, NOTE_READ, {"note_standing": NoteStanding(slug, read_at)})
     return RedirectResponse(url_for("note", slug=slug) + "#note-read", status_code=303)
@@ -291,18 +255,18 @@ async def note_standing(request: Request, view: NoteView) -> NoteStanding | None
     viewer = viewer_of(request)
     if viewer is None:
         return None
-    work = unit_of_work(request, write=False, brief=True)
-    read_at = await work.run(partial(queries.note_read_at, user_id=viewer.id, slug=view.slug))
+    db: Database = request.app.state.db
+    read_at = await db.read(queries.note_read_at, user_id=viewer.id, slug=view.slug)
     return NoteStanding(view.slug, read_at)
 
 
 @router.get("/account/export", name="export_my_data", response_class=JSONResponse)
-async def export_my_data(request: Request, viewer: RequiredViewer, now: NowDep) -> Response:
+async def export_my_data(
+    request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep
+) -> Response:
     """Download everything recorded about me as JSON: account, answers, cards, exams, notes read."""
-    work = unit_of_work(request, write=False)
-    data = await work.run(
-        partial(export.learner_data, user_id=viewer.id, exams=exam_records(request), now=now)
-    )
+    exams = exam_records(request)
+    data = await db.read(export.learner_data, user_id=viewer.id, exams=exams, now=now)
     name = f"studyhall-{viewer.username}-{now.date().isoformat()}.json"
     return Response(
         json.dumps(data, indent=1),

@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 from app.content.models import Question, Topic
 from app.progress.library import Library
 from app.progress.models import ReviewCard
-from app.progress.queries import topic_mastery
+from app.progress.queries import questions_standing, review_status, topic_mastery
+from app.progress.read_models import ReviewStatus, SummaryQuestion
 
 SESSION_SIZE = 10
 WEAKEST_TOPICS = 3
@@ -76,3 +77,18 @@ def plan(
     due = due_questions(session, user_id, now, SESSION_SIZE)
     fresh = unseen_questions(session, user_id, weakest[:WEAKEST_TOPICS], SESSION_SIZE)
     return mix(due, fresh)
+
+
+def next_session(
+    session: Session, user_id: int, now: datetime, library: Library | None = None
+) -> tuple[tuple[int, ...], ReviewStatus | None]:
+    """The questions of the learner's next session; with none to study, their review status."""
+    ids = plan(session, user_id, now, library)
+    return ids, None if ids else review_status(session, user_id, now)
+
+
+def summary(
+    session: Session, user_id: int, ids: tuple[int, ...], now: datetime
+) -> tuple[tuple[SummaryQuestion, ...], ReviewStatus]:
+    """How a session's questions stand (each one's latest answer), and the review status."""
+    return questions_standing(session, user_id, ids), review_status(session, user_id, now)

@@ -5,7 +5,6 @@ reloaded, bookmarked or opened in a second tab; answers are kept like practice a
 """
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -16,10 +15,10 @@ from app.content.dependencies import QuestionDep, chosen_ids, shown_grade
 from app.content.errors import NotFound
 from app.content.read_models import QuestionView
 from app.content.routes import practice_page
-from app.progress import queries, study
+from app.progress import study
 from app.progress.dependencies import LibraryDep, NowDep
-from app.progress.routes import ChoiceField, ShownField, answer_with
-from app.web.dependencies import unit_of_work
+from app.progress.routes import ChoiceField, ShownField, answer
+from app.web.dependencies import DatabaseDep
 from app.web.templating import render, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -73,13 +72,11 @@ def _step(plan: str, view: QuestionView) -> dict[str, Any]:
 
 @router.get("/study", name="study_next")
 async def study_next(
-    request: Request, viewer: RequiredViewer, now: NowDep, library: LibraryDep
+    request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep, library: LibraryDep
 ) -> Response:
     """Start a short session: my due reviews mixed with unseen questions of my weakest topics."""
-    work = unit_of_work(request, write=False)
-    ids = await work.run(partial(study.plan, user_id=viewer.id, now=now, library=library))
+    ids, status = await db.read(study.next_session, user_id=viewer.id, now=now, library=library)
     if not ids:
-        status = await work.run(partial(queries.review_status, user_id=viewer.id, now=now))
         response = render(request, "progress/study_done.html", {"summary": None, "status": status})
         response.headers["cache-control"] = "no-store"
         return response
@@ -87,11 +84,11 @@ async def study_next(
 
 
 @router.get("/study/done", name="study_done")
-async def study_done(request: Request, viewer: RequiredViewer, plan: Plan, now: NowDep) -> Response:
+async def study_done(
+    request: Request, viewer: RequiredViewer, db: DatabaseDep, plan: Plan, now: NowDep
+) -> Response:
     """Show how a study session went: each question's latest answer, and what to do next."""
-    work = unit_of_work(request, write=False)
-    summary = await work.run(partial(queries.questions_standing, user_id=viewer.id, ids=_ids(plan)))
-    status = await work.run(partial(queries.review_status, user_id=viewer.id, now=now))
+    summary, status = await db.read(study.summary, user_id=viewer.id, ids=_ids(plan), now=now)
     response = render(request, "progress/study_done.html", {"summary": summary, "status": status})
     response.headers["cache-control"] = "no-store"
     return response
@@ -112,6 +109,7 @@ async def answer_study(
     request: Request,
     view: QuestionDep,
     viewer: RequiredViewer,
+    db: DatabaseDep,
     now: NowDep,
     plan: Plan,
     choice: ChoiceField = None,
@@ -124,6 +122,6 @@ async def answer_study(
         return extra
 
     shown_at = study_url("study_question", _ids(plan), question_id=view.id)
-    return await answer_with(
-        request, view, viewer, now, choice, shown, shown_at, context, STUDY_PAGE
+    return await answer(
+        request, view, viewer, db, choice, now, shown_at, context, shown, page=STUDY_PAGE
     )

@@ -11,26 +11,19 @@ The cache holds at most `max_entries` entries and evicts the least recently used
 """
 
 import asyncio
-import contextvars
-import functools
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
-import anyio.to_thread
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 
 from app.db import Database
 from app.errors import NotFound
 from app.web.metrics import CACHE_REQUESTS
 
 T = TypeVar("T")
-Sessions = Callable[[], AbstractContextManager[Session]]
 MAX_ENTRIES = 4096
 log = logging.getLogger("studyhall")
 
@@ -44,43 +37,25 @@ class ContentCache:
         *,
         check_seconds: float = 1.0,
         max_entries: int = MAX_ENTRIES,
-        loads_at_once: int | None = None,
         name: str = "content",
     ) -> None:
-        """`loads_at_once`: how many loads run at once, each in a thread of the cache's own, the
-        others waiting their turn in order of arrival (None: in the shared thread pool, as many
-        as it runs). On a SQLite file each of those threads keeps its session from one load to
-        the next, as the event loop keeps its brief one (see `Database.brief_session`): in the
-        shared pool, about a third of the time a search held the GIL went to setting its
-        session up and tearing it down. `name` labels the cache's hits and misses in the
-        metrics."""
+        """`name` labels the cache's hits and misses in the metrics."""
         self.db = db
-        self.loads_at_once = loads_at_once
-        self._threads = (
-            ThreadPoolExecutor(loads_at_once, thread_name_prefix="studyhall-load")
-            if loads_at_once
-            else None
-        )
         self.ttl = ttl
         self.max_entries = max_entries
         self._version_of = version_of
         self._check_seconds = check_seconds
         self._next_check = 0.0
         self._version: int | None = None
+        self._content_writes = db.content_writes
         self._entries: OrderedDict[Hashable, tuple[float, Any]] = OrderedDict()
         self._loading: dict[Hashable, asyncio.Future[Any]] = {}
         self._generation = 0
-        self.followers: list[ContentCache] = []  # caches of content too, cleared with this one
         self._hits = CACHE_REQUESTS.labels(cache=name, result="hit")
         self._misses = CACHE_REQUESTS.labels(cache=name, result="miss")
 
-    async def get(self, key: Hashable, loader: Callable[[Session], T], *, brief: bool = False) -> T:
-        """Return the value for key: cached, stale while it refreshes, or freshly loaded.
-
-        `brief` marks a loader that reads a few rows found by key through an index (one
-        question): on a SQLite file it runs on the event loop with a brief session, as
-        `unit_of_work` runs brief reads, since a trip to a thread costs more than the read.
-        """
+    async def get(self, key: Hashable, loader: Callable[[Session], T]) -> T:
+        """Return the value for key: cached, stale while it refreshes, or freshly loaded."""
         if self.ttl > 0:
             await self._follow_version()
         entry = self._entries.get(key)
@@ -90,24 +65,24 @@ class ContentCache:
             self._hits.inc()
             self._entries.move_to_end(key)
             if entry[0] <= now and key not in self._loading:
-                self._start(key, loader, brief).add_done_callback(_log_failure)
+                self._start(key, loader).add_done_callback(_log_failure)
             return _unwrap(entry[1])
         self._misses.inc()
-        sessions = self._brief_sessions(brief)
-        if sessions is not None and key not in self._loading:
-            value = self._read(loader, sessions)
-            return _unwrap(self._keep(key, value, self._generation))
-        task = self._loading.get(key) or self._start(key, loader, brief)
+        task = self._loading.get(key) or self._start(key, loader)
         return _unwrap(await asyncio.shield(task))
 
     async def _follow_version(self) -> None:
-        """Drop everything when the content version moved (checked once a second at most)."""
+        """Drop everything when the content changed: at once after a write of this process,
+        within `check_seconds` after one elsewhere (the version row is read that often)."""
+        if self.db.content_writes != self._content_writes:
+            self._content_writes = self.db.content_writes
+            self.clear()
         now = time.monotonic()
         if self._version_of is None or now < self._next_check:
             return
         self._next_check = now + self._check_seconds  # the other requests go on meanwhile
         try:
-            version = await run_in_threadpool(self._read, self._version_of)
+            version = await self.db.read(self._version_of)
         except Exception as exc:  # a failed check is retried at the next one
             log.warning("content version check failed: %s", exc)
             return
@@ -115,37 +90,18 @@ class ContentCache:
             self.clear()
         self._version = version
 
-    def _start(
-        self, key: Hashable, loader: Callable[[Session], Any], brief: bool = False
-    ) -> asyncio.Future[Any]:
-        task = asyncio.ensure_future(self._load(key, loader, self._generation, brief))
+    def _start(self, key: Hashable, loader: Callable[[Session], Any]) -> asyncio.Future[Any]:
+        task = asyncio.ensure_future(self._load(key, loader, self._generation))
         self._loading[key] = task
         return task
 
-    def _brief_sessions(self, brief: bool) -> Sessions | None:
-        """The sessions a brief load reads through on the event loop; None: off to a thread."""
-        return self._kept_sessions() if brief else None
-
-    def _kept_sessions(self) -> Sessions | None:
-        """The calling thread's kept session, on a SQLite file (None: a session each read)."""
-        return self.db.brief_session if self.db.brief_sessions is not None else None
-
-    async def _load(
-        self, key: Hashable, loader: Callable[[Session], Any], generation: int, brief: bool
-    ) -> Any:
+    async def _load(self, key: Hashable, loader: Callable[[Session], Any], generation: int) -> Any:
         task = asyncio.current_task()
         try:
-            sessions = self._brief_sessions(brief)
-            if sessions is not None:
-                value = self._read(loader, sessions)
-            elif self._threads is not None:
-                read = functools.partial(self._read, loader, self._kept_sessions())
-                loop = asyncio.get_running_loop()
-                value = await loop.run_in_executor(
-                    self._threads, contextvars.copy_context().run, read
-                )
-            else:
-                value = await anyio.to_thread.run_sync(self._read, loader)
+            try:
+                value = await self.db.read(loader)
+            except NotFound as exc:  # kept too, so a flood of bad ids stays cheap
+                value = exc
             return self._keep(key, value, generation)
         finally:
             if self._loading.get(key) is task:
@@ -165,26 +121,11 @@ class ContentCache:
                 self._entries.popitem(last=False)
         return value
 
-    def _read(self, loader: Callable[[Session], Any], sessions: Sessions | None = None) -> Any:
-        with (sessions or self.db.read_sessions)() as session:
-            try:
-                return loader(session)
-            except NotFound as exc:  # cached too, so a flood of bad ids stays cheap
-                return exc
-
     def clear(self) -> None:
         """Forget everything, including loads that started before (they may hold old data)."""
         self._generation += 1
         self._entries.clear()
         self._loading.clear()
-        for follower in self.followers:
-            follower.clear()
-
-    def close(self) -> None:
-        """Stop the cache's own threads once their loads are done; later loads use the pool."""
-        threads, self._threads = self._threads, None
-        if threads is not None:
-            threads.shutdown(wait=True, cancel_futures=True)
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import anyio.to_thread
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import Response
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
@@ -22,10 +23,8 @@ from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 from sqlalchemy.orm import Session
-from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.db import Database
 from app.web.logs import request_started
 
 MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
@@ -117,26 +116,17 @@ def route_template(scope: Scope, root_path: str = "") -> str:
     return UNMATCHED
 
 
-class DatabaseGauge:
-    """A gauge counted in the database at each scrape, once, by the worker that answers it."""
+class CountedGauge:
+    """A gauge whose value was counted for this scrape (in the database, by the worker that
+    answers it)."""
 
-    def __init__(
-        self, name: str, documentation: str, db: Database, count: Callable[[Session], int]
-    ) -> None:
+    def __init__(self, name: str, documentation: str, value: int) -> None:
         self.name = name
         self.documentation = documentation
-        self.db = db
-        self.count = count
+        self.value = value
 
     def collect(self) -> Iterator[Metric]:
-        """Yield the gauge; nothing while the database does not answer."""
-        try:
-            with self.db.read_sessions() as session:
-                value = self.count(session)
-        except Exception as exc:  # the other metrics are still worth answering with
-            log.warning("metrics: %s could not be counted: %s", self.name, exc)
-            return
-        yield GaugeMetricFamily(self.name, self.documentation, value=value)
+        yield GaugeMetricFamily(self.name, self.documentation, value=self.value)
 
 
 def scrape_registry(collectors: Iterable[Collector] = ()) -> CollectorRegistry:
@@ -173,9 +163,14 @@ def install_metrics(
     @app.get("/metrics", include_in_schema=False, dependencies=guard)
     async def metrics(request: Request) -> Response:
         """Report the server's metrics in Prometheus' text format."""
-        db = request.app.state.db
-        gauges = [DatabaseGauge(OPEN_ATTEMPTS, "Exam attempts still open.", db, open_attempts)]
-        body = await run_in_threadpool(exposition, gauges)  # the gauge reads the database
+        gauges = []
+        try:
+            count = await request.app.state.db.read(open_attempts)
+        except Exception as exc:  # the other metrics are still worth answering with
+            log.warning("metrics: %s could not be counted: %s", OPEN_ATTEMPTS, exc)
+        else:
+            gauges.append(CountedGauge(OPEN_ATTEMPTS, "Exam attempts still open.", count))
+        body = await anyio.to_thread.run_sync(exposition, gauges)  # reads the workers' files
         return Response(body, media_type=CONTENT_TYPE_PLAIN_0_0_4)
 
 

@@ -1,15 +1,15 @@
 """Jinja2 templates, and rendering a whole page or one named block of it (for htmx)."""
 
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Hashable
+from functools import lru_cache
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
-from fastapi.routing import APIRoute
 from fastapi.templating import Jinja2Templates
 from jinja2.runtime import Macro
-from starlette.routing import PARAM_FORMAT_REGEX, Mount, NoMatchFound, Route, Router
+from starlette.routing import Router
 
 from app.config import PROJECT_ROOT
 from app.web.static import static_url
@@ -17,92 +17,31 @@ from app.web.static import static_url
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 
 
-_paths: dict[tuple[Any, ...], str] = {}
-_routers: list[Router] = []
-_by_name: dict[str, Any] = {}  # the first route of each name, asked directly
-_formats: dict[str, "_PathFormat"] = {}  # the same routes' paths, filled in without the router
-_PATHS_LIMIT = 50_000
-
-
-class _PathFormat:
-    """A route's path with its parameters filled in as the route itself would fill them.
-
-    Asking the route costs several times as much (it checks the name and compares the
-    parameters as sets): a question page names a few question ids of its own each time.
-    """
-
-    def __init__(self, path_format: str, convertors: Mapping[str, Any]) -> None:
-        self.parts = PARAM_FORMAT_REGEX.split(path_format)
-        self.convertors = dict(convertors)
-
-    def fill(self, params: dict[str, Any]) -> str | None:
-        """The path for exactly these parameters, or None for any other set of them."""
-        if len(params) != len(self.convertors) or not all(k in self.convertors for k in params):
-            return None
-        parts = self.parts[:]
-        for i in range(1, len(parts), 2):
-            parts[i] = self.convertors[parts[i]].to_string(params[parts[i]])
-        return "".join(parts)
+_router: list[Router] = []  # the application's, set by `bind_routes`
 
 
 def bind_routes(router: Router) -> None:
     """Give url_for the route table (every app the factory builds has the same routes)."""
-    _routers[:] = [router]
-    _paths.clear()
+    _router[:] = [router]
+    _path.cache_clear()
     vars(paths).clear()
-    _by_name.clear()
-    _formats.clear()
-    for route in _named_routes(router.routes):
-        if route.name in _by_name:
-            continue
-        _by_name[route.name] = route
-        own = route if isinstance(route, Route) else None
-        if isinstance(getattr(route, "original_route", None), APIRoute):
-            own = route  # FastAPI's view of an included route: it fills its own path in
-        if own is not None:
-            _formats[route.name] = _PathFormat(own.path_format, own.param_convertors)
-
-
-def _named_routes(routes: Iterable[Any]) -> Iterator[Any]:
-    """Every named route, in the router's order, included routers' routes in their place."""
-    for route in routes:
-        if hasattr(route, "effective_route_contexts"):  # FastAPI's included router
-            yield from _named_routes(route.effective_route_contexts())
-        elif isinstance(getattr(route, "name", None), str) and not isinstance(route, Mount):
-            yield route
 
 
 def url_for(name: str, /, **params: Any) -> str:
     """Return the path (not the absolute URL) of a named route, so pages work behind any host.
 
-    It needs no request, so macros import without context and Jinja caches them; and paths
-    are memoised, since the router tries each route in turn and a page asks for about twenty
-    (a search page for twenty new ones: the route of a name is asked first).
+    It needs no request, so macros import without context and Jinja caches them; paths are
+    remembered, since the router tries each route in turn and a page asks for about twenty.
     Static files get their content-hashed name, which browsers may cache for good.
     """
     if name == "static":
         return static_url(params["path"])
-    key = (name, *sorted(params.items()))
-    path = _paths.get(key)
-    if path is None:
-        if len(_paths) >= _PATHS_LIMIT:
-            _paths.clear()
-        path = _paths[key] = str(_path_for(name, params))
-    return path
+    return _path(name, tuple(sorted(params.items())))
 
 
-def _path_for(name: str, params: dict[str, Any]) -> Any:
-    path_format = _formats.get(name)
-    path = path_format.fill(params) if path_format is not None else None
-    if path is not None:
-        return path
-    route = _by_name.get(name)
-    if route is not None:
-        try:
-            return route.url_path_for(name, **params)
-        except NoMatchFound:  # another route of that name takes these parameters
-            pass
-    return _routers[0].url_path_for(name, **params)
+@lru_cache(maxsize=50_000)
+def _path(name: str, params: tuple[tuple[str, Any], ...]) -> str:
+    return str(_router[0].url_path_for(name, **dict(params)))
 
 
 class _Paths:

@@ -16,8 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx2 as httpx
 import pytest
 
-from app.accounts import passwords
-from app.accounts import routes as account_routes
+from app.accounts import passwords, service
 from app.accounts.dependencies import AddressTurns
 from tests.factories import PASSWORD, run_async
 from tests.servers import run_studyhall, server_env, serving
@@ -119,7 +118,7 @@ def test_log_ins_from_one_address_reach_the_database_one_at_a_time(app, make_use
         make_user(f"learner{n}")
     inside, most = [0], [0]
     gate = threading.Lock()
-    log_in_work = account_routes._log_in
+    log_in_work = service.log_in_and_start
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         with gate:
@@ -132,7 +131,7 @@ def test_log_ins_from_one_address_reach_the_database_one_at_a_time(app, make_use
             with gate:
                 inside[0] -= 1
 
-    monkeypatch.setattr(account_routes, "_log_in", counted)
+    monkeypatch.setattr(service, "log_in_and_start", counted)
 
     async def wave() -> list[int]:
         transport = httpx.ASGITransport(app=app)

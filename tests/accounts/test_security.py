@@ -118,6 +118,7 @@ def test_token_names_are_checked(client, make_user):
     assert response.status_code == 422 and "1 to 60 characters" in response.text
 
 
+@pytest.mark.real_argon2
 def test_stored_hash_is_argon2id_with_owasp_parameters(make_user, db):
     make_user("ann")
     with db.session_scope() as session:
@@ -127,6 +128,7 @@ def test_stored_hash_is_argon2id_with_owasp_parameters(make_user, db):
     assert params.memory_cost >= 19 * 1024 and params.time_cost >= 2 and params.parallelism == 1
 
 
+@pytest.mark.real_argon2
 def test_old_hashes_are_upgraded_on_log_in(client, make_user, db):
     from argon2 import PasswordHasher
 
@@ -185,3 +187,36 @@ def test_recorded_answers_count(client, make_user, seeded):
             select(PracticeAnswer.is_correct, func.count()).group_by(PracticeAnswer.is_correct)
         ).all()
     assert row == [(False, 1)]
+
+
+@pytest.mark.real_argon2
+def test_two_log_ins_at_once_both_succeed_while_the_hash_is_upgraded(make_user, db):
+    """Both checked the old hash; the first one's log-in upgrades it before the second's."""
+    from argon2 import PasswordHasher
+
+    from app.accounts.service import Policy, Verified, log_in_and_start
+
+    user = make_user("ann")
+    weak = PasswordHasher(time_cost=1, memory_cost=8 * 1024, parallelism=1).hash(PASSWORD)
+    with db.session_scope(write=True) as session:
+        session.execute(text("UPDATE user_account SET password_hash = :h"), {"h": weak})
+    both_checked = Verified(user.id, weak)
+    for address in ("10.0.0.1", "10.0.0.2"):
+        with db.session_scope(write=True) as session:
+            token = log_in_and_start(
+                session, "ann", PASSWORD, address, Policy(), both_checked, None
+            )
+        assert isinstance(token, str)
+    with db.session_scope() as session:
+        upgraded = session.scalars(select(User.password_hash)).one()
+    assert upgraded != weak
+    with db.session_scope(write=True) as session:  # a password changed meanwhile still fails
+        session.execute(
+            text("UPDATE user_account SET password_hash = :h"),
+            {"h": PasswordHasher().hash("another password entirely")},
+        )
+    with db.session_scope(write=True) as session:
+        refused = log_in_and_start(
+            session, "ann", PASSWORD, "10.0.0.3", Policy(), both_checked, None
+        )
+    assert not isinstance(refused, str)

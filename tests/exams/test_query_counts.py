@@ -2,8 +2,8 @@
 statements, read one question's snapshot, and never take a pooled connection on the event loop.
 
 A pooled query on the event loop blocks every request of the worker; under load it waited for
-a pooled connection that only the blocked loop could give back. Brief reads by key use the
-loop's own connection instead (`Database.brief_sessions`), which nothing else holds.
+a pooled connection that only the blocked loop could give back. Every read and write goes
+through the runner (`db.read`, `db.write`), which runs it in the database's own threads.
 """
 
 import asyncio

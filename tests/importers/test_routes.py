@@ -91,8 +91,8 @@ def test_the_service_checks_the_role_too(db):
     from app.accounts.service import Viewer
     from app.importers.service import import_upload
 
-    with pytest.raises(PermissionDenied):
-        import_upload(db, Viewer(1, "reader", "learner"), QA.encode(), "x.txt", 10_000, 0.12)
+    with pytest.raises(PermissionDenied), db.session_scope(write=True) as session:
+        import_upload(session, Viewer(1, "reader", "learner"), QA.encode(), "x.txt", 10_000, 0.12)
     assert _questions(db) == 0
 
 

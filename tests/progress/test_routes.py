@@ -129,13 +129,13 @@ def test_a_failed_commit_shows_an_error_page_and_saves_nothing(app, ann, seeded)
     qid = question_id(seeded, "3")
     right, _ = choice_ids(seeded, "3")
 
-    for engine in app.state.db.engines:  # the pool's, and the event loop's own on SQLite
+    for engine in [app.state.db.engine]:
         event.listen(engine, "commit", refuse_commit)
     try:
         response = ann.post(f"/questions/{qid}", data={"choice": str(right)})
         api = ann.post(f"/api/v1/questions/{qid}/check", json={"choice_ids": [right]})
     finally:
-        for engine in app.state.db.engines:
+        for engine in [app.state.db.engine]:
             event.remove(engine, "commit", refuse_commit)
     assert response.status_code == 503 and "nothing was saved" in response.text
     assert "Correct!" not in response.text

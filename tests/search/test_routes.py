@@ -90,7 +90,7 @@ def test_a_search_asked_again_costs_no_query_until_the_content_changes(settings,
         assert again == first and api.status_code == 200
         assert statements == []
         load(seeded, a_note("## Calibration again\n\nMore calibration.", slug="more"))
-        app.state.cache.clear()  # what the version check does within a second
+        app.state.search_cache.clear()  # what the version check does within a second
         assert (
             "/notes/more#calibration-again"
             in client.get("/search", params={"q": "calibration"}).text

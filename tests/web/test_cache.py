@@ -6,10 +6,9 @@ import threading
 import pytest
 
 from app.config import Settings
-from app.content.models import Topic
 from app.db import Database
 from app.errors import NotFound
-from app.main import SEARCHES_AT_ONCE, create_app
+from app.main import create_app
 from app.web.cache import ContentCache
 from tests.factories import choice_ids, count_queries, import_file, log_in, question_id
 from tests.factories import run_async as run
@@ -48,7 +47,7 @@ def test_clearing_the_cache_shows_new_content(cached_client, db, monkeypatch):
     import_file(db, QA.format(stem="New stem?").encode(), "c.txt", 0.12)
     now[0] += 0.5
     assert "Old stem?" in client.get(f"/questions/{qid}").text  # the version is not read yet
-    app.state.cache.clear()
+    now[0] += 1  # the version is read again
     assert "New stem?" in client.get(f"/questions/{qid}").text
 
 
@@ -126,101 +125,6 @@ def test_concurrent_misses_share_one_load(db: Database):
 
     assert run(crowd()) == [1] * 20
     assert len(calls) == 1
-
-
-@pytest.mark.parametrize("limit", [1, None])
-def test_loads_past_the_limit_wait_their_turn_in_order(db: Database, limit: int | None):
-    """Each load waits a while for another to start beside it: only an unlimited cache lets one."""
-    cache = ContentCache(db, ttl=5, loads_at_once=limit)
-    another_started, lock = threading.Event(), threading.Lock()
-    started: list[int] = []
-    running = [0]
-
-    def loader(key: int):  # type: ignore[no-untyped-def]
-        def load(_session) -> int:  # type: ignore[no-untyped-def]
-            with lock:
-                if running[0]:
-                    another_started.set()
-                running[0] += 1
-                started.append(key)
-            another_started.wait(timeout=0.3)
-            with lock:
-                running[0] -= 1
-            return key
-
-        return load
-
-    async def crowd() -> list[int]:
-        return list(await asyncio.gather(*(cache.get(k, loader(k)) for k in range(4))))
-
-    assert run(crowd()) == [0, 1, 2, 3]
-    if limit == 1:
-        assert started == [0, 1, 2, 3]  # one at a time, in the order they came
-    assert another_started.is_set() is (limit is None)
-
-
-def test_a_limited_cache_loads_in_threads_of_its_own_that_keep_their_session(db: Database):
-    """On a SQLite file the session outlives a load (setting one up costs a search a tenth of
-    its time); each statement still reads the latest commit. Elsewhere each load opens one."""
-    from sqlalchemy import text
-
-    seen: list[tuple[str, int, int]] = []
-
-    def loader(_session) -> int:  # type: ignore[no-untyped-def]
-        count = _session.scalar(text("SELECT count(*) FROM topic"))
-        seen.append((threading.current_thread().name, id(_session), count))
-        return len(seen)
-
-    cache = ContentCache(db, ttl=0, loads_at_once=1)  # ttl 0: every get loads
-    try:
-        before = run(cache.get("k", loader))
-        with db.session_scope(write=True) as session:
-            session.add(Topic(slug="kept", title="Kept"))
-        after = run(cache.get("k", loader))
-    finally:
-        cache.close()
-    assert (before, after) == (1, 2)
-    (first_thread, first_session, first_count), (thread, session_id, count) = seen
-    assert first_thread.startswith("studyhall-load") and thread == first_thread
-    assert (session_id == first_session) == (db.brief_sessions is not None)
-    assert count == first_count + 1  # the write between the loads is read
-
-
-def test_a_closed_cache_loads_in_the_shared_pool(db: Database):
-    names: list[str] = []
-
-    def loader(_session) -> int:  # type: ignore[no-untyped-def]
-        names.append(threading.current_thread().name)
-        return len(names)
-
-    cache = ContentCache(db, ttl=0, loads_at_once=2)
-    run(cache.get("k", loader))
-    cache.close()
-    cache.close()  # twice is harmless
-    assert run(cache.get("k", loader)) == 2
-    assert names[0].startswith("studyhall-load") and not names[1].startswith("studyhall-load")
-
-
-def test_the_app_stops_its_search_threads_when_it_stops(settings: Settings):
-    from fastapi.testclient import TestClient
-
-    app = create_app(settings)
-    with TestClient(app) as client:
-        assert client.get("/search", params={"q": "calibration"}).status_code == 200
-        executor = app.state.search_cache._threads
-        threads = list(executor._threads) if executor is not None else []
-    assert app.state.search_cache._threads is None
-    assert not any(thread.is_alive() for thread in threads)
-
-
-def test_fresh_searches_take_turns_in_a_sqlite_worker_only(settings: Settings):
-    app = create_app(settings)
-    try:
-        sqlite = app.state.db.engine.dialect.name == "sqlite"
-        assert app.state.search_cache.loads_at_once == (SEARCHES_AT_ONCE if sqlite else None)
-        assert SEARCHES_AT_ONCE >= 1
-    finally:
-        app.state.db.dispose()
 
 
 def test_a_load_started_before_clear_is_not_kept(db: Database):
@@ -348,42 +252,22 @@ def test_after_an_answer_key_fix_both_instances_grade_with_the_new_key(two_insta
         assert check.json()["correct_choice_ids"] == [others[0]]
 
 
-def test_a_cache_clears_the_caches_that_follow_it():
-    from app.web.cache import ContentCache
+def test_a_content_write_through_the_runner_clears_the_cache_at_once(db: Database):
+    from app.content.service import bump_version
 
-    content, search = ContentCache(None, 5.0), ContentCache(None, 5.0)  # type: ignore[arg-type]
-    content.followers.append(search)
-    search._entries["search"] = (0.0, "results")
-    content.clear()
-    assert len(search) == 0
+    cache = ContentCache(db, ttl=60, check_seconds=3600)
+    values = iter([1, 2])
 
+    async def visit() -> tuple[int, int, int]:
+        first = await cache.get("k", lambda _session: next(values))
+        again = await cache.get("k", lambda _session: next(values))
+        await db.write(bump_version)
+        return first, again, await cache.get("k", lambda _session: next(values))
 
-def test_a_brief_load_runs_on_the_event_loop_where_the_database_allows(db: Database):
-    """A question (a few rows by key) is read on the loop on a SQLite file: no trip to a
-    thread. On PostgreSQL every read goes to the thread pool."""
-    threads: list[int] = []
-
-    def loader(_session) -> int:  # type: ignore[no-untyped-def]
-        threads.append(threading.get_ident())
-        return len(threads)
-
-    cache = ContentCache(db, ttl=60)
-
-    async def visit() -> tuple[int, list[int]]:
-        values = [
-            await cache.get("brief", loader, brief=True),
-            await cache.get("other", loader),
-            await cache.get("brief", loader, brief=True),  # kept: no load
-        ]
-        return threading.get_ident(), values
-
-    loop_thread, values = run(visit())
-    assert values == [1, 2, 1]
-    assert (threads[0] == loop_thread) == (db.brief_sessions is not None)
-    assert threads[1] != loop_thread
+    assert run(visit()) == (1, 1, 2)
 
 
-def test_a_brief_load_that_finds_nothing_is_kept_too(db: Database):
+def test_a_load_that_finds_nothing_is_kept_too(db: Database):
     calls: list[int] = []
 
     def loader(_session) -> int:  # type: ignore[no-untyped-def]
@@ -395,7 +279,7 @@ def test_a_brief_load_that_finds_nothing_is_kept_too(db: Database):
     async def visit_twice() -> None:
         for _ in range(2):
             with pytest.raises(NotFound):
-                await cache.get("missing", loader, brief=True)
+                await cache.get("missing", loader)
 
     run(visit_twice())
     assert calls == [1]
