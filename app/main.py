@@ -123,23 +123,12 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     install_error_handlers(app)
     install_openapi(app)
     mount_static(app)
-    for api in (content_api, progress_api, exam_api, search_api, accounts_api):
+    pages = (content_routes, report_routes, search_routes, progress_routes, study_routes)
+    apis = (content_api, search_api, progress_api, exam_api, accounts_api)
+    for api in apis:
         _name_apart(api.router)
-    # Routes are matched in turn, router by router: the ones learners use most come first
-    # (the question page, then the saves that every answer makes, then a sitting's pages).
-    app.include_router(content_routes.router)
-    app.include_router(progress_api.router)
-    app.include_router(exam_api.router)
-    app.include_router(exam_routes.router)
-    app.include_router(progress_routes.router)
-    app.include_router(study_routes.router)
-    app.include_router(search_routes.router)
-    app.include_router(content_api.router)
-    app.include_router(search_api.router)
-    app.include_router(report_routes.router)
-    app.include_router(accounts_routes.router)
-    app.include_router(accounts_api.router)
-    app.include_router(importer_routes.router)
+    for feature in (*pages, exam_routes, accounts_routes, importer_routes, *apis):
+        app.include_router(feature.router)
     _add_plumbing_routes(app)
     install_metrics(
         app,
@@ -191,11 +180,8 @@ def _revision(session: Session) -> str | None:
 
 
 def _name_apart(router: APIRouter) -> None:
-    """Prefix the API's route names with "api_", so url_for finds a page by its bare name.
-
-    The API routers come before some page routers (the saves are busy), and url_for returns
-    the first route of a name.
-    """
+    """Prefix the API's route names with "api_": a page and its API twin (`question`) each
+    have a name of their own for url_for."""
     for route in router.routes:
         if isinstance(route, APIRoute) and not route.name.startswith("api_"):
             route.name = f"api_{route.name}"

@@ -24,7 +24,7 @@ from app.content.read_models import Grade, QuestionView
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
 from app.web.templating import render, render_page, url_for
-from app.web.timing import SHOWN_MARK, stamped
+from app.web.timing import stamp
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 GUEST_COOKIE = "studyhall_guest"
@@ -38,7 +38,7 @@ async def home(request: Request, cache: CacheDep) -> HTMLResponse:
     view = await cache.get("home", queries.home)
     status = await _learner_status(request)
     context = {"view": view, "learner_status": status}
-    return render_page(request, "content/home.html", context, source=view, key=status)
+    return render_page(request, "content/home.html", context, version=cache.version)
 
 
 async def _learner_status(request: Request) -> Hashable | None:
@@ -54,14 +54,14 @@ async def _learner_status(request: Request) -> Hashable | None:
 async def sets(request: Request, cache: CacheDep, page: PageNumber = 1) -> HTMLResponse:
     """List the question sets, 50 a page."""
     view = await cache.get(("sets", page), partial(queries.sets_page, page=page))
-    return render_page(request, "content/sets.html", {"view": view}, source=view, key=None)
+    return render_page(request, "content/sets.html", {"view": view}, version=cache.version)
 
 
 @router.get("/notes", name="notes")
 async def notes(request: Request, cache: CacheDep, page: PageNumber = 1) -> HTMLResponse:
     """List the notes, 50 a page."""
     view = await cache.get(("notes", page), partial(queries.notes_page, page=page))
-    return render_page(request, "content/notes.html", {"view": view}, source=view, key=None)
+    return render_page(request, "content/notes.html", {"view": view}, version=cache.version)
 
 
 @router.get("/topics/{slug}", name="topic")
@@ -70,7 +70,7 @@ async def topic(
 ) -> HTMLResponse:
     """Show a topic with its subtopics, notes and a page of its questions."""
     view = await cache.get(("topic", slug, page), partial(queries.topic, slug=slug, page=page))
-    return render_page(request, "content/topic.html", {"view": view}, source=view, key=None)
+    return render_page(request, "content/topic.html", {"view": view}, version=cache.version)
 
 
 @router.get("/topics/{slug}/practice", name="practice_topic")
@@ -89,7 +89,7 @@ async def question_set(
 ) -> HTMLResponse:
     """Show a question set and a page of its questions."""
     view = await cache.get(("set", slug, page), partial(queries.question_set, slug=slug, page=page))
-    return render_page(request, "content/set.html", {"view": view}, source=view, key=None)
+    return render_page(request, "content/set.html", {"view": view}, version=cache.version)
 
 
 @router.get("/notes/{slug}", name="note")
@@ -101,7 +101,7 @@ async def note(request: Request, view: NoteDep) -> HTMLResponse:
     hook = getattr(request.app.state, "note_standing", None)
     standing = await hook(request, view) if hook is not None else None
     context = {"view": view, "note_standing": standing}
-    return render_page(request, "content/note.html", context, source=view, key=standing)
+    return render_page(request, "content/note.html", context, version=_version(request))
 
 
 @router.get("/questions/{question_id}", name="question")
@@ -109,7 +109,7 @@ async def question(request: Request, view: QuestionDep) -> HTMLResponse:
     """Show a practice question, ready to answer, or graded when choices are in the address.
 
     The busiest page takes no more parameters than it must: each one FastAPI solves costs
-    more than rendering the (kept) page. The router has already loaded the viewer.
+    more than rendering the page. The router has already loaded the viewer.
     """
     grade = await shown_grade(request, view.id, chosen_ids(request))
     standing = await learner_standing(request, view)
@@ -120,6 +120,11 @@ async def learner_standing(request: Request, view: QuestionView) -> Hashable | N
     """Ask the application for the learner's standing in the question's set, if it gives one."""
     standing = getattr(request.app.state, "practice_standing", None)
     return await standing(request, view) if standing is not None else None
+
+
+def _version(request: Request) -> int | None:
+    """The content version of what the content cache hands out (see `render_page`)."""
+    return request.app.state.cache.version
 
 
 def practice_page(
@@ -139,9 +144,8 @@ def practice_page(
 
     `standing` is the learner's tally in the set, shown above the choices. Other pages that
     serve questions in practice style (`page`, extending the question page)
-    add their `extra` context; such pages change with more than the question, so are not kept.
-    A learner's form carries the time the page was shown, put in after any kept page is
-    taken, so the answer measures how long it took.
+    add their `extra` context. A learner's form carries the time the page was shown, so the
+    answer measures how long it took.
     """
     guest = None if viewer else request.cookies.get(GUEST_COOKIE) or secrets.token_urlsafe(12)
     seed = f"user:{viewer.id}" if viewer else f"guest:{guest}"
@@ -152,18 +156,15 @@ def practice_page(
         "result": grade,
         "error": error,
         "standing": standing,
-        "shown_stamp": SHOWN_MARK,
+        "shown_stamp": stamp(request.app.state.clock()) if viewer else None,
         **(extra or {}),
     }
     if grade is None and error is None and block is None and extra is None:
-        order = tuple(choice.id for choice in choices)
-        response = render_page(request, QUESTION_PAGE, context, source=view, key=(order, standing))
+        response = render_page(request, QUESTION_PAGE, context, version=_version(request))
     else:
         # a block is rendered from the page that defines it
         name = QUESTION_PAGE if block is not None else page
         response = render(request, name, context, status_code=status_code, block=block)
-    if viewer is not None:
-        response = stamped(response, request.app.state.clock())
     if guest is not None and GUEST_COOKIE not in request.cookies:
         # Not a secret: it only keeps a guest's choice order the same across reloads. Written
         # by hand (the token is URL-safe): SimpleCookie would cost more than the page itself.

@@ -19,7 +19,6 @@ async def search_page(
     """Search notes and questions, with the matched words highlighted."""
     topics = await cache.get("topics", content_queries.topics_list)
     context = {"params": params, "results": results, "topics": topics}
-    # Kept per query while the search cache hands out the same results (both caches empty
-    # together when the content changes, topics included).
-    page = "search/search.html"
-    return render_page(request, page, context, source=results, key=None, by_query=True)
+    version = cache.version  # the search cache's too, unless one has not seen it yet
+    same = version == request.app.state.search_cache.version
+    return render_page(request, "search/search.html", context, version=version if same else None)

@@ -74,10 +74,11 @@ class ContentCache:
     async def _follow_version(self) -> None:
         """Drop everything when the content changed: at once after a write of this process,
         within `check_seconds` after one elsewhere (the version row is read that often)."""
+        now = time.monotonic()
         if self.db.content_writes != self._content_writes:
             self._content_writes = self.db.content_writes
             self.clear()
-        now = time.monotonic()
+            self._version, self._next_check = None, now  # read it again now
         if self._version_of is None or now < self._next_check:
             return
         self._next_check = now + self._check_seconds  # the other requests go on meanwhile
@@ -120,6 +121,11 @@ class ContentCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
         return value
+
+    @property
+    def version(self) -> int | None:
+        """The content version the entries were loaded at (None: not known, or no caching)."""
+        return self._version if self.ttl > 0 else None
 
     def clear(self) -> None:
         """Forget everything, including loads that started before (they may hold old data)."""

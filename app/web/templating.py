@@ -1,7 +1,5 @@
 """Jinja2 templates, and rendering a whole page or one named block of it (for htmx)."""
 
-from collections import OrderedDict
-from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any
 
@@ -11,6 +9,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2.runtime import Macro
 from starlette.routing import Router
 
+from app import __version__
 from app.config import PROJECT_ROOT
 from app.web.static import static_url
 
@@ -135,39 +134,35 @@ def render(
     return HTMLResponse(html, status_code=status_code)
 
 
-_pages: OrderedDict[Hashable, tuple[object, bytes]] = OrderedDict()
-PAGES_LIMIT = 512
+GUEST_CACHE = "private, no-cache"  # a guest's browser keeps the page and asks if it changed
 
 
 def render_page(
-    request: Request,
-    name: str,
-    context: dict[str, Any],
-    *,
-    source: object,
-    key: Hashable,
-    by_query: bool = False,
+    request: Request, name: str, context: dict[str, Any], *, version: int | None
 ) -> HTMLResponse:
-    """Render a whole page made from `source` (an immutable read model), reusing the result.
+    """Render a page made from the content; a guest's browser keeps it and asks again.
 
-    The page is kept for its key, the address and who is asking (the header differs), for as
-    long as the content cache hands out the same `source` object: a new object after a
-    content change renders afresh. Pages with a query string are rendered every time, unless
-    `by_query` says the query is part of what the page is (a search): then it is kept by its
-    query too, and only a flash message makes it render afresh. Everything else a template
-    shows must be in `key`.
+    A guest's page depends only on the release, the address and `version`, the content
+    version its read models were loaded at (None when unknown: the cache is off). It carries
+    that as its ETag, and a visit that sends the same tag back gets 304 without a render.
+    A logged-in viewer's page shows their own header and standing: it is rendered every time.
     """
-    if request.url.query and (not by_query or "done" in request.query_params):
-        return render(request, name, context)
-    viewer = getattr(request.state, "viewer", None)
-    path = request.url.path if not by_query else f"{request.url.path}?{request.url.query}"
-    full_key = (name, key, viewer, hasattr(request.state, "viewer"), path)
-    kept = _pages.get(full_key)
-    if kept is not None and kept[0] is source:
-        _pages.move_to_end(full_key)
-        return HTMLResponse(kept[1])
+    tag = _guest_tag(request, version)
+    if tag is not None and tag in _tags(request.headers.get("if-none-match", "")):
+        return HTMLResponse(None, 304, headers={"ETag": tag, "Cache-Control": GUEST_CACHE})
     response = render(request, name, context)
-    _pages[full_key] = (source, bytes(response.body))
-    while len(_pages) > PAGES_LIMIT:
-        _pages.popitem(last=False)
+    if tag is not None:
+        response.headers["ETag"] = tag
+        response.headers["Cache-Control"] = GUEST_CACHE
     return response
+
+
+def _guest_tag(request: Request, version: int | None) -> str | None:
+    guest = getattr(request.state, "viewer", False) is None  # False: nobody asked who it is
+    if version is None or not guest or "done" in request.query_params:
+        return None
+    return f'W/"{__version__}-{version}"'
+
+
+def _tags(header: str) -> set[str]:
+    return {tag.strip() for tag in header.split(",")}

@@ -1,8 +1,7 @@
 """How long a learner took to answer: the question page carries the server time it was shown.
 
 The page holds the time in milliseconds as a hidden field; the answer sends it back and the
-server subtracts it from its own clock. Kept pages are rendered once and reused, so the page
-holds a mark that is replaced by the time on every response. A stamp that is not a number or
+server subtracts it from its own clock. A stamp that is not a number or
 lies in the future measures nothing, and a time is capped at `MAX_SECONDS`: a client cannot
 claim a negative or a huge time. The stamp is not signed: a learner who edits it can only
 make their own review schedule worse, never see or change anyone else's.
@@ -10,30 +9,12 @@ make their own review schedule worse, never see or change anyone else's.
 
 from datetime import datetime
 
-from fastapi.responses import HTMLResponse
-
-SHOWN_MARK = "0000000000000-shown"  # what kept pages hold where the time goes
 MAX_SECONDS = 600.0  # ten minutes: past this the learner was not answering all along
-_MARK = SHOWN_MARK.encode()
 
 
 def stamp(now: datetime) -> str:
     """Return the stamp for a page shown at now: milliseconds since the epoch."""
     return str(int(now.timestamp() * 1000))
-
-
-def stamped(response: HTMLResponse, now: datetime) -> HTMLResponse:
-    """Put the time of showing into a page that holds the mark (kept pages hold it too)."""
-    if _MARK not in response.body:
-        return response
-    body = bytes(response.body).replace(_MARK, stamp(now).encode())
-    fresh = HTMLResponse(body, status_code=response.status_code)
-    fresh.raw_headers.extend(
-        (key, value)
-        for key, value in response.raw_headers
-        if key not in (b"content-length", b"content-type")
-    )
-    return fresh
 
 
 def elapsed(shown: str | None, now: datetime) -> float | None:
