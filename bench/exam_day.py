@@ -71,14 +71,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--postgres-url", default=POSTGRES, help="a database to connect through")
     parser.add_argument("--workers", type=int, default=1, help="server worker processes")
     parser.add_argument("--max-seconds", type=int, default=0, help="stop by then (0: estimate)")
+    parser.add_argument("--sittings", type=int, default=3, help="times exam day is played")
     parser.add_argument("--no-write", action="store_true", help="leave bench/RESULTS.md alone")
     parser.add_argument(
         "--keep", type=Path, help="keep the database, logs, Locust's CSV and the ledger here"
     )
     args = parser.parse_args(argv)
-    if args.learners < 1 or args.spawn_rate <= 0 or args.think < 0 or args.workers < 1:
+    if (
+        min(args.learners, args.workers, args.sittings) < 1
+        or args.spawn_rate <= 0
+        or args.think < 0
+    ):
         parser.error(
-            "--learners, --spawn-rate and --workers must be positive, --think not negative"
+            "--learners, --spawn-rate, --workers and --sittings must be positive,"
+            " --think not negative"
         )
     if not args.max_seconds:
         # The ramp, seven questions' thinking, and room for a slow server.
@@ -258,7 +264,7 @@ def command_line() -> str:
 
 def report(
     args: argparse.Namespace,
-    outcome: Outcome,
+    outcomes: list[Outcome],
     command: list[str],
     started: datetime,
     loads: tuple[tuple[float, ...], tuple[float, ...]],
@@ -267,6 +273,12 @@ def report(
     backend = "SQLite" if args.database == "sqlite" else "PostgreSQL"
     workers = f"{args.workers} worker{'s' if args.workers > 1 else ''}"
     load = [" / ".join(f"{n:.2f}" for n in figures) for figures in loads]
+    outcome = outcomes[-1]
+    sittings = [verdicts(each, args.learners) for each in outcomes]
+    runs = "; ".join(
+        f"{each.seconds:.0f} s, {each.server_cpu:.0f} CPU s ({each.server_cpu / each.seconds:.2f} CPUs)"
+        for each in outcomes
+    )
     lines = [
         f"## Exam day: {args.learners} learners, {backend}, {workers}",
         "",
@@ -283,22 +295,25 @@ def report(
         f" {args.spawn_rate:g} learners arriving a second, {args.think:g} s think time",
         f"- Load average (1/5/15 min): {load[0]} before, {load[1]} after",
         *busy_warning(*loads),
-        f"- Run: {outcome.seconds:.0f} s from the first learner to the last (at most"
-        f" {args.max_seconds} s); the server's processes used {outcome.server_cpu:.0f} CPU"
-        f" seconds in it, {outcome.server_cpu / outcome.seconds:.2f} CPUs on average",
+        f"- Sittings: {len(outcomes)}, each on a fresh database and server; from the first"
+        f" learner to the last (at most {args.max_seconds} s) and the server's CPU time: {runs}",
         "",
         "Each learner logs in through the form, opens the exams page, starts the TensorRT",
         "exam, and for each of its 7 questions waits the think time, saves one choice as htmx",
         "does (one of the saves also flags the question) and opens the next question; then",
         "the summary, the submit and the result. `page` is a question page, `save` the htmx",
-        "save. Afterwards the database is checked against what each learner was told.",
+        "save. Afterwards the database is checked against what each learner was told. Figures",
+        "are given for each sitting in turn; a goal is met when every sitting meets it.",
         "",
         "| measurement | figure | goal | verdict |",
         "| --- | ---: | ---: | --- |",
         *(
-            f"| {what} | {figure} | {goal} | {'PASS' if met else 'MISS'} |"
-            for what, figure, goal, met in verdicts(outcome, args.learners)
+            f"| {rows[0][0]} | {' / '.join(row[1] for row in rows)} | {rows[0][2]}"
+            f" | {'PASS' if all(row[3] for row in rows) else 'MISS'} |"
+            for rows in zip(*sittings, strict=True)
         ),
+        "",
+        "The last sitting's requests:",
         "",
         "| request | count | failed | p50 ms | p95 ms | p99 ms | max ms |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -308,24 +323,29 @@ def report(
             for s in outcome.stats
         ),
     ]
-    findings = outcome.troubles[:5] + [f"lost: {ack}" for ack in outcome.lost[:3]]
-    findings += outcome.problems[:3]
+    findings = [trouble for each in outcomes for trouble in each.troubles][:5]
+    findings += [f"lost: {ack}" for each in outcomes for ack in each.lost][:3]
+    findings += [problem for each in outcomes for problem in each.problems][:3]
     if findings:
         lines += ["", "First problems seen:", "", *(f"- {f}" for f in findings)]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run exam day once and report it."""
+    """Play exam day `--sittings` times and report it."""
     args = parse_args(argv)
     started, load_before = datetime.now(UTC), os.getloadavg()
-    if args.keep is not None:
-        args.keep.mkdir(parents=True, exist_ok=True)
-        outcome, command = sit(args, args.keep)
-    else:
-        with tempfile.TemporaryDirectory(prefix="studyhall-examday-") as tmp:
-            outcome, command = sit(args, Path(tmp))
-    text_ = report(args, outcome, command, started, (load_before, os.getloadavg()))
+    outcomes = []
+    for sitting in range(args.sittings):
+        if args.keep is not None:
+            folder = args.keep / f"sitting-{sitting + 1}"
+            folder.mkdir(parents=True, exist_ok=True)
+            outcome, command = sit(args, folder)
+        else:
+            with tempfile.TemporaryDirectory(prefix="studyhall-examday-") as tmp:
+                outcome, command = sit(args, Path(tmp))
+        outcomes.append(outcome)
+    text_ = report(args, outcomes, command, started, (load_before, os.getloadavg()))
     print(text_)
     if not args.no_write:
         section = f"exam-day-{args.database}"

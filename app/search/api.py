@@ -1,6 +1,5 @@
 """The search JSON API under /api/v1."""
 
-from collections import OrderedDict
 from typing import Any
 
 from fastapi import APIRouter, Depends
@@ -21,11 +20,6 @@ router = APIRouter(
 )
 
 
-# The JSON of recent results, kept while the search cache hands out the same results object.
-_bodies: OrderedDict[int, tuple[SearchResults, bytes]] = OrderedDict()
-BODIES_LIMIT = 512
-
-
 @router.get("/search", response_model=SearchOut)
 async def search(params: SearchParamsDep, results: SearchResultsDep) -> Response:
     """Search note sections and questions; every word or quoted phrase must match.
@@ -33,13 +27,7 @@ async def search(params: SearchParamsDep, results: SearchResultsDep) -> Response
     Results come in two groups, best first, each with its total: up to 10 of each, or up to
     50 of the one group `type` narrows to. Any query text is accepted.
     """
-    kept = _bodies.get(id(results))
-    if kept is None or kept[0] is not results:
-        kept = _bodies[id(results)] = (results, _json(params.type, results))
-        while len(_bodies) > BODIES_LIMIT:
-            _bodies.popitem(last=False)
-    _bodies.move_to_end(id(results))
-    return Response(kept[1], media_type="application/json")
+    return Response(_json(params.type, results), media_type="application/json")
 
 
 def _json(type_: str, results: SearchResults) -> bytes:

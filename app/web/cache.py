@@ -111,11 +111,6 @@ class ContentCache:
     def _keep(self, key: Hashable, value: Any, generation: int) -> Any:
         """Keep a loaded value (unless the cache was cleared since the load began)."""
         if self.ttl > 0 and generation == self._generation:
-            kept = self._entries.get(key)
-            if kept is not None and _same(kept[1], value):
-                # Unchanged: the object pages were made from stays, so what was built
-                # from it (a kept page, a learner's dashboard) is still reused.
-                value = kept[1]
             self._entries[key] = (time.monotonic() + self.ttl, value)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
@@ -135,13 +130,6 @@ class ContentCache:
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-def _same(kept: Any, loaded: Any) -> bool:
-    try:
-        return type(kept) is type(loaded) and bool(kept == loaded)
-    except Exception:  # a value that cannot be compared is taken as new
-        return False
 
 
 def _unwrap(value: Any) -> Any:
