@@ -169,44 +169,39 @@ def set_flag(
     return _flag(session, _item(session, attempt, position), flagged)
 
 
-def save_page(
-    session: Session,
-    attempt_id: int,
-    user_id: int,
-    position: int,
-    choice_ids: Sequence[int],
-    flagged: bool,
-    now: datetime,
-    grace: timedelta,
-) -> Item:
+@dataclass(frozen=True)
+class PageSave:
+    """What one question's page sends: its choices and its flag, by whom and when."""
+
+    attempt: AttemptHeader
+    user_id: int
+    position: int
+    choice_ids: Sequence[int]
+    flagged: bool
+    now: datetime
+    grace: timedelta
+
+
+def save_page(session: Session, save: PageSave) -> Item:
     """Keep what one question's page holds: its choices and its flag.
 
     In practice mode an answered question keeps its first answer (its feedback is showing),
     and a page left without a choice keeps the question unanswered.
     """
-    attempt = _claim(session, attempt_id, user_id, now, grace)
-    item = _item(session, attempt, position)
-    selected = list(dict.fromkeys(choice_ids))
+    attempt = _claim(session, save.attempt.id, save.user_id, save.now, save.grace)
+    item = _item(session, attempt, save.position)
+    selected = list(dict.fromkeys(save.choice_ids))
     _check_choices(item, selected)
     if attempt.mode == "exam" or (selected and not item.selected_ids):
-        return _answer(session, item, selected, flagged, now)
-    return _flag(session, item, flagged)
+        return _answer(session, item, selected, save.flagged, save.now)
+    return _flag(session, item, save.flagged)
 
 
-def save_page_and_take(
-    session: Session,
-    attempt: AttemptHeader,
-    user_id: int,
-    position: int,
-    choice_ids: Sequence[int],
-    flagged: bool,
-    now: datetime,
-    grace: timedelta,
-) -> TakeView:
+def save_page_and_take(session: Session, save: PageSave) -> TakeView:
     """Save a question's page, then gather it and the navigator as they now stand.
 
     The saved question is shown from what the save read and wrote; only the marks are read.
     """
-    saved = save_page(session, attempt.id, user_id, position, choice_ids, flagged, now, grace)
-    view = saved.view(attempt, position)
-    return TakeView(attempt, view, queries.marks(session, attempt.id), attempt.remaining_s(now))
+    view = save_page(session, save).view(save.attempt, save.position)
+    marks = queries.marks(session, save.attempt.id)
+    return TakeView(save.attempt, view, marks, save.attempt.remaining_s(save.now))

@@ -208,30 +208,20 @@ async def save_attempt_question(
     now = now_of(request)
     try:
         refuse_if_closed(attempt)
-        choice_ids, grace = _choice_ids(choice or []), grace_of(request)
-        if block is None:
-            await db.write(
-                answers.save_page,
-                attempt_id=attempt.id,
-                user_id=viewer.id,
-                position=position,
-                choice_ids=choice_ids,
-                flagged=flagged is not None,
-                now=now,
-                grace=grace,
-            )
-            _count_answer(choice)
-            return _after_save(attempt, position, go)
-        view = await db.write(
-            answers.save_page_and_take,
-            attempt=attempt,
-            user_id=viewer.id,
-            position=position,
-            choice_ids=choice_ids,
+        save = answers.PageSave(
+            attempt,
+            viewer.id,
+            position,
+            _choice_ids(choice or []),
             flagged=flagged is not None,
             now=now,
-            grace=grace,
+            grace=grace_of(request),
         )
+        if block is None:
+            await db.write(answers.save_page, save)
+            _count_answer(choice)
+            return _after_save(attempt, position, go)
+        view = await db.write(answers.save_page_and_take, save)
         _count_answer(choice)
     except InvalidExamAnswer as exc:
         shown = await db.read(queries.take, attempt, position, now)
