@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from starlette.middleware.gzip import GZipMiddleware
 
 from app import __version__
+from app import pages as combined
 from app.accounts import api as accounts_api
 from app.accounts import routes as accounts_routes
 from app.accounts.dependencies import AddressTurns, load_viewer, require_role
@@ -27,7 +28,6 @@ from app.db import Database, utcnow
 from app.exams import api as exam_api
 from app.exams import queries as exam_queries
 from app.exams import routes as exam_routes
-from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.sweep import Sweeper
 from app.importers import routes as importer_routes
 from app.migrate import head_revision
@@ -106,10 +106,6 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     )
     app.state.load_viewer = load_viewer  # error pages show who is logged in
     app.state.clock = utcnow  # what is due for review is measured by it; tests set their own
-    app.state.learner_status = progress_routes.learner_status  # the home page's review count
-    app.state.practice_standing = progress_routes.practice_standing  # a set's running tally
-    app.state.note_standing = progress_routes.note_standing  # whether a note was read
-    app.state.exam_records = EXAM_RECORDS  # exam scores for the dashboard and the export
     app.state.address_turns = AddressTurns()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
@@ -127,8 +123,11 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     apis = (content_api, search_api, progress_api, exam_api, accounts_api)
     for api in apis:
         _name_apart(api.router)
+    _name_apart(combined.api)
+    app.include_router(combined.router)
     for feature in (*pages, exam_routes, accounts_routes, importer_routes, *apis):
         app.include_router(feature.router)
+    app.include_router(combined.api)
     _add_plumbing_routes(app)
     install_metrics(
         app,

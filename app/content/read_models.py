@@ -247,3 +247,13 @@ class Grade:
     selected_ids: tuple[int, ...]
     correct_ids: tuple[int, ...]
     correct: bool
+
+
+@dataclass(frozen=True)
+class SetTally:
+    """A learner's running tally in a question set: questions answered, latest answers right."""
+
+    set_slug: str
+    total: int
+    answered: int
+    right: int

@@ -1,26 +1,19 @@
-"""Content pages: home, topics, notes, question sets and practice questions."""
+"""Content pages: topics, notes and question sets, and how a practice question is shown (the
+pages that add a learner's standing are assembled in `app.pages`)."""
 
 import secrets
-from collections.abc import Hashable
 from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from app.accounts.dependencies import load_viewer, viewer_of
+from app.accounts.dependencies import load_viewer
 from app.accounts.service import Viewer
 from app.content import queries
-from app.content.dependencies import (
-    NoteDep,
-    PageNumber,
-    QuestionDep,
-    Slug,
-    chosen_ids,
-    shown_grade,
-)
+from app.content.dependencies import PageNumber, Slug
 from app.content.errors import NotFound
-from app.content.read_models import Grade, QuestionView
+from app.content.read_models import Grade, QuestionView, SetTally
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
 from app.web.templating import render, render_page, url_for
@@ -30,24 +23,6 @@ router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(lo
 GUEST_COOKIE = "studyhall_guest"
 GUEST_COOKIE_AGE = 365 * 86400
 QUESTION_PAGE = "content/question.html"
-
-
-@router.get("/", name="home")
-async def home(request: Request, cache: CacheDep) -> HTMLResponse:
-    """Show topics, question sets and notes."""
-    view = await cache.get("home", queries.home)
-    status = await _learner_status(request)
-    context = {"view": view, "learner_status": status}
-    return render_page(request, "content/home.html", context, version=cache.version)
-
-
-async def _learner_status(request: Request) -> Hashable | None:
-    """Ask the application for the logged-in learner's standing (what is due), if it gives one.
-
-    Content knows no feature above it: the application hands over the function.
-    """
-    status = getattr(request.app.state, "learner_status", None)
-    return await status(request) if status is not None else None
 
 
 @router.get("/sets", name="sets")
@@ -92,41 +67,6 @@ async def question_set(
     return render_page(request, "content/set.html", {"view": view}, version=cache.version)
 
 
-@router.get("/notes/{slug}", name="note")
-async def note(request: Request, view: NoteDep) -> HTMLResponse:
-    """Show a note with its outline and the questions each section teaches.
-
-    A logged-in learner also sees whether they read it, and can mark it as read.
-    """
-    hook = getattr(request.app.state, "note_standing", None)
-    standing = await hook(request, view) if hook is not None else None
-    context = {"view": view, "note_standing": standing}
-    return render_page(request, "content/note.html", context, version=_version(request))
-
-
-@router.get("/questions/{question_id}", name="question")
-async def question(request: Request, view: QuestionDep) -> HTMLResponse:
-    """Show a practice question, ready to answer, or graded when choices are in the address.
-
-    The busiest page takes no more parameters than it must: each one FastAPI solves costs
-    more than rendering the page. The router has already loaded the viewer.
-    """
-    grade = await shown_grade(request, view.id, chosen_ids(request))
-    standing = await learner_standing(request, view)
-    return practice_page(request, view, viewer_of(request), grade, standing=standing)
-
-
-async def learner_standing(request: Request, view: QuestionView) -> Hashable | None:
-    """Ask the application for the learner's standing in the question's set, if it gives one."""
-    standing = getattr(request.app.state, "practice_standing", None)
-    return await standing(request, view) if standing is not None else None
-
-
-def _version(request: Request) -> int | None:
-    """The content version of what the content cache hands out (see `render_page`)."""
-    return request.app.state.cache.version
-
-
 def practice_page(
     request: Request,
     view: QuestionView,
@@ -138,7 +78,7 @@ def practice_page(
     block: str | None = None,
     page: str = QUESTION_PAGE,
     extra: dict[str, Any] | None = None,
-    standing: Hashable | None = None,
+    standing: SetTally | None = None,
 ) -> HTMLResponse:
     """Render a practice question with its choices in this person's order (or one block).
 
@@ -160,7 +100,9 @@ def practice_page(
         **(extra or {}),
     }
     if grade is None and error is None and block is None and extra is None:
-        response = render_page(request, QUESTION_PAGE, context, version=_version(request))
+        response = render_page(
+            request, QUESTION_PAGE, context, version=request.app.state.cache.version
+        )
     else:
         # a block is rendered from the page that defines it
         name = QUESTION_PAGE if block is not None else page

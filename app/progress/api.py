@@ -5,16 +5,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
+from app.accounts.dependencies import load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
 from app.content.schemas import CheckIn, CheckOut, note_link_json, reference_json
-from app.progress import queries, service
-from app.progress.dependencies import LibraryDep, NowDep, exam_records, now_of
+from app.progress import service
+from app.progress.dependencies import now_of
 from app.progress.read_models import Dashboard
-from app.progress.schemas import ProgressOut
 from app.web.dependencies import DatabaseDep
 from app.web.metrics import PRACTICE_ANSWERS
-from app.web.schemas import NOT_FOUND, ErrorOut
+from app.web.schemas import NOT_FOUND
 from app.web.templating import url_for
 
 router = APIRouter(
@@ -61,28 +60,6 @@ async def check_question(
 
 
 Weeks = Annotated[int, Query(ge=1, le=53, description="Weeks of activity to list, this one last")]
-
-
-@router.get(
-    "/progress",
-    response_model=ProgressOut,
-    tags=["progress"],
-    responses={401: {"model": ErrorOut, "description": "Not logged in, or a bad API token"}},
-)
-async def progress(
-    request: Request,
-    viewer: RequiredViewer,
-    db: DatabaseDep,
-    now: NowDep,
-    library: LibraryDep,
-    weeks: Weeks = 12,
-) -> dict[str, Any]:
-    """Report my reviews due, mastery per topic (weakest first), activity, exams and readiness."""
-    exams = exam_records(request)
-    view = await db.read(
-        queries.dashboard, user_id=viewer.id, now=now, weeks=weeks, exams=exams, library=library
-    )
-    return progress_json(view)
 
 
 def progress_json(view: Dashboard) -> dict[str, Any]:

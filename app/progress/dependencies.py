@@ -1,5 +1,4 @@
-"""The clock progress is measured by, the library learners are measured against, and the
-exams' records of a learner."""
+"""The clock progress is measured by, and the library learners are measured against."""
 
 from datetime import datetime
 from typing import Annotated
@@ -7,8 +6,6 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from app.progress.library import CACHE_KEY, Library, load_library
-from app.progress.queries import NO_EXAMS
-from app.progress.read_models import ExamRecords
 
 
 def now_of(request: Request) -> datetime:
@@ -23,11 +20,6 @@ async def get_now(request: Request) -> datetime:
 async def get_library(request: Request) -> Library:
     """The library's question counts, topics and exams, kept until the content changes."""
     return await request.app.state.cache.get(CACHE_KEY, load_library)
-
-
-def exam_records(request: Request) -> ExamRecords:
-    """The exams' records of a learner, as the application wired them (none without exams)."""
-    return getattr(request.app.state, "exam_records", NO_EXAMS)
 
 
 NowDep = Annotated[datetime, Depends(get_now)]

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from app.content.errors import NotFound
 from app.content.markdown import render_inline
 from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet
+from app.content.read_models import SetTally
 from app.db import UTCDateTime
 from app.progress import service
 from app.progress.chart import score_chart
@@ -21,7 +22,6 @@ from app.progress.read_models import (
     ReviewStatus,
     SectionToRead,
     SetSummary,
-    SetTally,
     SummaryQuestion,
     TopicMastery,
 )

@@ -173,16 +173,6 @@ class Dashboard:
 
 
 @dataclass(frozen=True)
-class SetTally:
-    """A learner's running tally in a question set: questions answered, latest answers right."""
-
-    set_slug: str
-    total: int
-    answered: int
-    right: int
-
-
-@dataclass(frozen=True)
 class SummaryQuestion:
     id: int
     position: int

@@ -1,13 +1,12 @@
 """Practice answers from the question pages, and the review of questions that are due."""
 
-import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, viewer_of
 from app.accounts.service import Viewer
@@ -19,12 +18,12 @@ from app.content.dependencies import (
     shown_grade,
 )
 from app.content.errors import InvalidAnswer
-from app.content.read_models import Grade, NoteView, QuestionView
+from app.content.read_models import Grade, NoteView, QuestionView, SetTally
 from app.content.routes import practice_page
 from app.db import Database
-from app.progress import export, queries, service
-from app.progress.dependencies import LibraryDep, NowDep, exam_records, now_of
-from app.progress.read_models import NoteStanding, ReviewStatus, SetTally
+from app.progress import queries, service
+from app.progress.dependencies import NowDep, now_of
+from app.progress.read_models import NoteStanding, ReviewStatus
 from app.web.dependencies import DatabaseDep
 from app.web.metrics import PRACTICE_ANSWERS
 from app.web.templating import is_htmx, render, url_for
@@ -203,20 +202,6 @@ async def answer_review(
     )
 
 
-@router.get("/progress", name="progress")
-async def progress(
-    request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep, library: LibraryDep
-) -> HTMLResponse:
-    """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
-    exams = exam_records(request)
-    view = await db.read(
-        queries.dashboard, user_id=viewer.id, now=now, exams=exams, library=library
-    )
-    response = render(request, DASHBOARD, {"view": view})
-    response.headers["cache-control"] = "no-store"
-    return response
-
-
 async def practice_standing(request: Request, view: QuestionView) -> SetTally | None:
     """Return the logged-in learner's running tally in the question's set, or None for a guest."""
     viewer = viewer_of(request)
@@ -258,21 +243,3 @@ async def note_standing(request: Request, view: NoteView) -> NoteStanding | None
     db: Database = request.app.state.db
     read_at = await db.read(queries.note_read_at, user_id=viewer.id, slug=view.slug)
     return NoteStanding(view.slug, read_at)
-
-
-@router.get("/account/export", name="export_my_data", response_class=JSONResponse)
-async def export_my_data(
-    request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep
-) -> Response:
-    """Download everything recorded about me as JSON: account, answers, cards, exams, notes read."""
-    exams = exam_records(request)
-    data = await db.read(export.learner_data, user_id=viewer.id, exams=exams, now=now)
-    name = f"studyhall-{viewer.username}-{now.date().isoformat()}.json"
-    return Response(
-        json.dumps(data, indent=1),
-        media_type="application/json",
-        headers={
-            "content-disposition": f'attachment; filename="{name}"',
-            "cache-control": "no-store",
-        },
-    )

@@ -1,0 +1,103 @@
+"""Pages that combine features, assembled here above them.
+
+The home page, a note and a practice question show the content with the logged-in learner's
+own standing beside it (progress); the dashboard, its API and the data export gather a
+learner's progress with their exam scores (exams). Each feature's part comes through its own
+typed functions; no feature reaches into another one above it.
+"""
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
+from app.content import queries as content_queries
+from app.content.dependencies import NoteDep, QuestionDep, chosen_ids, shown_grade
+from app.content.routes import practice_page
+from app.exams.records import RECORDS as EXAM_RECORDS
+from app.progress import export
+from app.progress import queries as progress_queries
+from app.progress.api import Weeks, progress_json
+from app.progress.dependencies import LibraryDep, NowDep
+from app.progress.routes import learner_status, note_standing, practice_standing
+from app.progress.schemas import ProgressOut
+from app.web.dependencies import CacheDep, DatabaseDep
+from app.web.schemas import NOT_FOUND, ErrorOut
+from app.web.templating import render, render_page
+
+router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
+api = APIRouter(prefix="/api/v1", responses=NOT_FOUND, dependencies=[Depends(load_viewer)])
+NOT_LOGGED_IN: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorOut, "description": "Not logged in, or a bad API token"}
+}
+
+
+@router.get("/", name="home")
+async def home(request: Request, cache: CacheDep) -> HTMLResponse:
+    """Show topics, question sets and notes, and a learner's reviews due."""
+    view = await cache.get("home", content_queries.home)
+    context = {"view": view, "learner_status": await learner_status(request)}
+    return render_page(request, "pages/home.html", context, version=cache.version)
+
+
+@router.get("/notes/{slug}", name="note")
+async def note(request: Request, view: NoteDep) -> HTMLResponse:
+    """Show a note with its outline and the questions each section teaches.
+
+    A logged-in learner also sees whether they read it, and can mark it as read.
+    """
+    context = {"view": view, "note_standing": await note_standing(request, view)}
+    return render_page(request, "pages/note.html", context, version=request.app.state.cache.version)
+
+
+@router.get("/questions/{question_id}", name="question")
+async def question(request: Request, view: QuestionDep) -> HTMLResponse:
+    """Show a practice question, ready to answer, or graded when choices are in the address.
+
+    The busiest page takes no more parameters than it must: each one FastAPI solves costs
+    more than rendering the page. The router has already loaded the viewer.
+    """
+    grade = await shown_grade(request, view.id, chosen_ids(request))
+    standing = await practice_standing(request, view)
+    return practice_page(request, view, viewer_of(request), grade, standing=standing)
+
+
+@router.get("/progress", name="progress")
+async def dashboard(
+    request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep, library: LibraryDep
+) -> HTMLResponse:
+    """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
+    view = await db.read(
+        progress_queries.dashboard, viewer.id, now, exams=EXAM_RECORDS, library=library
+    )
+    response = render(request, "progress/dashboard.html", {"view": view})
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+@router.get("/account/export", name="export_my_data", response_class=JSONResponse)
+async def export_my_data(viewer: RequiredViewer, db: DatabaseDep, now: NowDep) -> Response:
+    """Download everything recorded about me as JSON: account, answers, cards, exams, notes read."""
+    data = await db.read(export.learner_data, viewer.id, exams=EXAM_RECORDS, now=now)
+    name = f"studyhall-{viewer.username}-{now.date().isoformat()}.json"
+    return Response(
+        json.dumps(data, indent=1),
+        media_type="application/json",
+        headers={
+            "content-disposition": f'attachment; filename="{name}"',
+            "cache-control": "no-store",
+        },
+    )
+
+
+@api.get("/progress", response_model=ProgressOut, tags=["progress"], responses=NOT_LOGGED_IN)
+async def progress(
+    viewer: RequiredViewer, db: DatabaseDep, now: NowDep, library: LibraryDep, weeks: Weeks = 12
+) -> dict[str, Any]:
+    """Report my reviews due, mastery per topic (weakest first), activity, exams and readiness."""
+    view = await db.read(
+        progress_queries.dashboard, viewer.id, now, weeks=weeks, exams=EXAM_RECORDS, library=library
+    )
+    return progress_json(view)
