@@ -173,7 +173,7 @@ def set_flag(
 class PageSave:
     """What one question's page sends: its choices and its flag, by whom and when."""
 
-    attempt: AttemptHeader
+    attempt_id: int
     user_id: int
     position: int
     choice_ids: Sequence[int]
@@ -182,19 +182,23 @@ class PageSave:
     grace: timedelta
 
 
-def save_page(session: Session, save: PageSave) -> Item:
-    """Keep what one question's page holds: its choices and its flag.
+def save_page(session: Session, save: PageSave) -> tuple[Item, AttemptHeader]:
+    """Keep what one question's page holds: its choices and its flag; return the item and the
+    attempt as they now stand.
 
-    In practice mode an answered question keeps its first answer (its feedback is showing),
-    and a page left without a choice keeps the question unanswered.
+    The save checks the attempt itself (the learner's, open, in time), so a page's save reads
+    nothing before it. In practice mode an answered question keeps its first answer (its
+    feedback is showing), and a page left without a choice keeps the question unanswered.
     """
-    attempt = _claim(session, save.attempt.id, save.user_id, save.now, save.grace)
+    attempt = _claim(session, save.attempt_id, save.user_id, save.now, save.grace)
     item = _item(session, attempt, save.position)
     selected = list(dict.fromkeys(save.choice_ids))
     _check_choices(item, selected)
     if attempt.mode == "exam" or (selected and not item.selected_ids):
-        return _answer(session, item, selected, save.flagged, save.now)
-    return _flag(session, item, save.flagged)
+        item = _answer(session, item, selected, save.flagged, save.now)
+    else:
+        item = _flag(session, item, save.flagged)
+    return item, queries.header(session, save.attempt_id, save.user_id)
 
 
 def save_page_and_take(session: Session, save: PageSave) -> TakeView:
@@ -202,6 +206,8 @@ def save_page_and_take(session: Session, save: PageSave) -> TakeView:
 
     The saved question is shown from what the save read and wrote; only the marks are read.
     """
-    view = save_page(session, save).view(save.attempt, save.position)
-    marks = queries.marks(session, save.attempt.id)
-    return TakeView(save.attempt, view, marks, save.attempt.remaining_s(save.now))
+    item, attempt = save_page(session, save)
+    marks = queries.marks(session, attempt.id)
+    return TakeView(
+        attempt, item.view(attempt, save.position), marks, attempt.remaining_s(save.now)
+    )

@@ -15,8 +15,8 @@ from app.content.dependencies import Slug
 from app.content.read_models import TopicSummary
 from app.exams import allowances, answers, queries, service
 from app.exams.custom import CustomExam, start_custom
-from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
-from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, refuse_if_closed
+from app.exams.dependencies import AttemptId, OwnedAttempt, Position, get_attempt, grace_of, now_of
+from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec
 from app.exams.read_models import AttemptHeader, TakeView
 from app.web.dependencies import DatabaseDep
 from app.web.limits import FieldText
@@ -191,7 +191,7 @@ def _show(
 @router.post("/attempts/{attempt_id}/questions/{position}", name="save_attempt_question")
 async def save_attempt_question(
     request: Request,
-    attempt: OwnedAttempt,
+    attempt_id: AttemptId,
     position: Position,
     viewer: RequiredViewer,
     db: DatabaseDep,
@@ -201,15 +201,15 @@ async def save_attempt_question(
 ) -> Response:
     """Save a question's choices and flag, then go where the learner asked.
 
-    With htmx the answer is the navigator as the save left it, read in the save's own
-    transaction; without, a redirect.
+    The save itself checks that the attempt is the learner's, open and in time. With htmx
+    the answer is the navigator as the save left it, read in the save's own transaction;
+    without, a redirect.
     """
     block = "status" if is_htmx(request) else None
     now = now_of(request)
     try:
-        refuse_if_closed(attempt)
         save = answers.PageSave(
-            attempt,
+            attempt_id,
             viewer.id,
             position,
             _choice_ids(choice or []),
@@ -218,12 +218,13 @@ async def save_attempt_question(
             grace=grace_of(request),
         )
         if block is None:
-            await db.write(answers.save_page, save)
+            _, attempt = await db.write(answers.save_page, save)
             _count_answer(choice)
             return _after_save(attempt, position, go)
         view = await db.write(answers.save_page_and_take, save)
         _count_answer(choice)
     except InvalidExamAnswer as exc:
+        attempt = await get_attempt(request, attempt_id, viewer)
         shown = await db.read(queries.take, attempt, position, now)
         return _show(request, shown, error=exc.message, status_code=422, block=block)
     except AttemptClosed as exc:

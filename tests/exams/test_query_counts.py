@@ -55,7 +55,8 @@ def test_an_htmx_save_runs_five_statements_and_reads_one_snapshot(app, sitting):
         )
     assert response.status_code == 200 and "Saved." in response.text
     exam = _exam_statements(statements)
-    # the attempt (mine?), claim it (open? in time?), read the question, write it, the marks
+    # claim the attempt (mine? open? in time?), read the question, write it, the attempt as
+    # it now stands, the marks: all in the save's one write, nothing read before it
     assert len(exam) == 5, exam
     assert _snapshot_reads(exam) == 1, exam
 
