@@ -36,7 +36,7 @@ async def get_attempt(
     db: Database = request.app.state.db
     attempt = await db.read(queries.header, attempt_id, viewer.id)
     now, grace = now_of(request), grace_of(request)
-    if attempt.is_open and attempt.deadline_at is not None and now > attempt.deadline_at + grace:
+    if attempt.is_open and attempt.ran_out(now, grace):
         await db.write(service.finalise_due, attempt_id=attempt.id, now=now, grace=grace)
         attempt = await db.read(queries.header, attempt_id, viewer.id)
     return attempt

@@ -4,7 +4,7 @@ An open exam-mode attempt is shown without its answer key or explanations: only 
 (for a closed attempt) and practice-mode feedback read them from the snapshot.
 """
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, case, func, select
@@ -207,6 +207,17 @@ def take(session: Session, attempt: AttemptHeader, position: int, now: datetime)
     nav = tuple(NavItem(n, bool(selected), flag) for n, selected, flag, _ in rows)
     view = item_view(attempt, position, snapshot, selected_ids, flagged)
     return TakeView(attempt, view, nav, attempt.remaining_s(now))
+
+
+def take_open(
+    session: Session, attempt_id: int, user_id: int, position: int, now: datetime, grace: timedelta
+) -> TakeView | None:
+    """Gather one question of a learner's attempt in one read; None once it is closed or its
+    time ran out (the caller then finalises it and shows the result)."""
+    attempt = header(session, attempt_id, user_id)
+    if not attempt.is_open or attempt.ran_out(now, grace):
+        return None
+    return take(session, attempt, position, now)
 
 
 def item_view(

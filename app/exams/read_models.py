@@ -5,7 +5,7 @@ explanation: `ItemView.feedback` is filled only in practice mode, for answered q
 """
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from app.content.read_models import ChoiceView, ReferenceView, TopicRef
 
@@ -55,6 +55,10 @@ class AttemptHeader:
         if self.deadline_at is None:
             return None
         return max(0, int((self.deadline_at - now).total_seconds()))
+
+    def ran_out(self, now: datetime, grace: timedelta) -> bool:
+        """Whether the time and its grace are over (an open attempt then awaits finalising)."""
+        return self.deadline_at is not None and now > self.deadline_at + grace
 
 
 @dataclass(frozen=True)

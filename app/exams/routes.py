@@ -163,16 +163,23 @@ async def attempt_review(
 
 @router.get("/attempts/{attempt_id}/questions/{position}", name="attempt_question")
 async def attempt_question(
-    request: Request, attempt: OwnedAttempt, position: Position, db: DatabaseDep
+    request: Request,
+    attempt_id: AttemptId,
+    position: Position,
+    viewer: RequiredViewer,
+    db: DatabaseDep,
 ) -> Response:
     """Show one question of an open attempt with the navigator and the time left.
 
-    The page learners load most during an exam: two reads by key (the attempt, then its
-    marks with the one snapshot shown).
+    The page learners load most during an exam: one read. A closed attempt, or one whose
+    time ran out (finalised here then), goes to its result.
     """
-    if not attempt.is_open:
-        return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
-    return _show(request, await db.read(queries.take, attempt, position, now_of(request)))
+    now = now_of(request)
+    view = await db.read(queries.take_open, attempt_id, viewer.id, position, now, grace_of(request))
+    if view is None:
+        await get_attempt(request, attempt_id, viewer)
+        return RedirectResponse(url_for("attempt", attempt_id=attempt_id), status_code=303)
+    return _show(request, view)
 
 
 def _show(

@@ -83,6 +83,20 @@ def test_a_question_reads_the_attempt_then_its_marks_and_snapshot(app, sitting, 
         assert len(_exam_statements(statements)) == 2, statements
 
 
+def test_a_question_page_is_one_read_after_who_is_asking(app, sitting):
+    """The attempt, its marks and the question come from one transaction, not one each."""
+    client, attempt_id, _, _ = sitting
+    begun: list[object] = []
+    record = begun.append
+    engine = app.state.db.engine
+    event.listen(engine, "begin", record)
+    try:
+        assert client.get(f"/attempts/{attempt_id}/questions/3").status_code == 200
+    finally:
+        event.remove(engine, "begin", record)
+    assert len(begun) == 2, begun  # the viewer's session, then the page
+
+
 def test_the_summary_reads_no_snapshot(app, sitting):
     client, attempt_id, _, _ = sitting
     with count_queries(app) as statements:
