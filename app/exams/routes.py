@@ -15,8 +15,16 @@ from app.content.dependencies import Slug
 from app.content.read_models import TopicSummary
 from app.exams import allowances, answers, queries, service
 from app.exams.custom import CustomExam, start_custom
-from app.exams.dependencies import AttemptId, OwnedAttempt, Position, get_attempt, grace_of, now_of
-from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec
+from app.exams.dependencies import (
+    AttemptId,
+    OwnedAttempt,
+    Position,
+    get_attempt,
+    grace_of,
+    now_of,
+    quota_of,
+)
+from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, QuotaReached
 from app.exams.read_models import AttemptHeader, TakeView
 from app.web.dependencies import DatabaseDep
 from app.web.limits import FieldText
@@ -42,7 +50,7 @@ async def _exams_page(
     viewer: Viewer | None,
     *,
     form: dict[str, Any] | None = None,
-    error: InvalidExamSpec | None = None,
+    error: InvalidExamSpec | QuotaReached | None = None,
 ) -> HTMLResponse:
     user_id = viewer.id if viewer is not None else None
     found, history, topics = await db.read(queries.list_page, user_id)
@@ -53,7 +61,11 @@ async def _exams_page(
         "form": form or {"count": 10, "minutes": 15, "mode": "exam", "topics": []},
         "errors": {error.field: error.message} if error else {},
     }
-    return render(request, "exams/list.html", context, status_code=422 if error else 200)
+    response = render(
+        request, "exams/list.html", context, status_code=error.status_code if error else 200
+    )
+    response.headers.update(error.headers if error else {})
+    return response
 
 
 def _flatten(topics: tuple[TopicSummary, ...], depth: int = 0) -> list[tuple[int, TopicSummary]]:
@@ -102,8 +114,9 @@ async def start_custom_exam(
             request=wanted,
             now=now_of(request),
             grace=grace_of(request),
+            quota=quota_of(request),
         )
-    except InvalidExamSpec as exc:
+    except (InvalidExamSpec, QuotaReached) as exc:
         return await _exams_page(request, db, viewer, form=form, error=exc)
     return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
 
@@ -119,13 +132,17 @@ async def start_exam(
     request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep
 ) -> Response:
     """Start an exam, or resume the open attempt at it."""
-    started = await db.write(
-        service.start_attempt,
-        user_id=viewer.id,
-        slug=slug,
-        now=now_of(request),
-        grace=grace_of(request),
-    )
+    try:
+        started = await db.write(
+            service.start_attempt,
+            user_id=viewer.id,
+            slug=slug,
+            now=now_of(request),
+            grace=grace_of(request),
+            quota=quota_of(request),
+        )
+    except QuotaReached as exc:
+        return await _exams_page(request, db, viewer, error=exc)
     return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
 
 
