@@ -99,6 +99,15 @@ class Settings(BaseSettings):
         le=3650,
         description="Days an untimed exam stays open without a save before the sweep closes it.",
     )
+    import_max_topics: int = Field(
+        default=500, ge=1, description="Topics one imported document may declare."
+    )
+    import_max_exams: int = Field(
+        default=200, ge=1, description="Exams one imported document may declare."
+    )
+    import_max_sets: int = Field(
+        default=500, ge=1, description="Question sets one imported document may declare."
+    )
 
 
 @lru_cache
