@@ -11,8 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, require_role
 from app.accounts.service import Viewer
-from app.content.dependencies import Slug
-from app.content.read_models import TopicSummary
+from app.content.dependencies import PageNumber, Slug
 from app.exams import allowances, answers, queries, service
 from app.exams.custom import CustomExam, start_custom
 from app.exams.dependencies import (
@@ -39,9 +38,11 @@ Show = Annotated[Literal["all", "wrong", "flagged"], Query(description="Which qu
 
 
 @router.get("/exams", name="exams")
-async def exams(request: Request, db: DatabaseDep, viewer: CurrentViewer) -> HTMLResponse:
-    """List the exams to start or resume, a form for a custom exam, and past attempts."""
-    return await _exams_page(request, db, viewer)
+async def exams(
+    request: Request, db: DatabaseDep, viewer: CurrentViewer, page: PageNumber = 1
+) -> HTMLResponse:
+    """List the exams to start or resume (20 a page), a form for a custom exam, past attempts."""
+    return await _exams_page(request, db, viewer, page=page)
 
 
 async def _exams_page(
@@ -51,13 +52,11 @@ async def _exams_page(
     *,
     form: dict[str, Any] | None = None,
     error: InvalidExamSpec | QuotaReached | None = None,
+    page: int = 1,
 ) -> HTMLResponse:
     user_id = viewer.id if viewer is not None else None
-    found, history, topics = await db.read(queries.list_page, user_id)
     context = {
-        "blueprints": found,
-        "history": history,
-        "topics": _flatten(topics),
+        "view": await db.read(queries.list_page, user_id, page),
         "form": form or {"count": 10, "minutes": 15, "mode": "exam", "topics": []},
         "errors": {error.field: error.message} if error else {},
     }
@@ -66,14 +65,6 @@ async def _exams_page(
     )
     response.headers.update(error.headers if error else {})
     return response
-
-
-def _flatten(topics: tuple[TopicSummary, ...], depth: int = 0) -> list[tuple[int, TopicSummary]]:
-    flat = []
-    for topic in topics:
-        flat.append((depth, topic))
-        flat.extend(_flatten(topic.children, depth + 1))
-    return flat
 
 
 @router.post("/exams/custom", name="start_custom_exam")
