@@ -181,20 +181,7 @@ def _check_quota(
     """
     session.execute(select(User.id).where(User.id == user_id).with_for_update())
     if custom:
-        for attempt in session.scalars(
-            select(Attempt).where(Attempt.user_id == user_id, overdue(now, grace))
-        ):
-            finalise(session, attempt, now, timed_out=True)
-        still_open = session.scalar(
-            select(func.count(Attempt.id)).where(
-                Attempt.user_id == user_id, Attempt.status == "open", Attempt.open_slot.is_(None)
-            )
-        )
-        if (still_open or 0) >= quota.open_custom:
-            raise QuotaReached(
-                f"You have {quota.open_custom} custom exams open, as many as you may have at "
-                "once. Finish or submit one of them (see Your attempts) to start another."
-            )
+        _refuse_past_open_custom(session, user_id, quota, now, grace)
     recent = session.scalars(
         select(Attempt.started_at)
         .where(Attempt.user_id == user_id, Attempt.started_at > now - DAY)
@@ -207,6 +194,26 @@ def _check_quota(
             f"You have started {quota.per_day} exams in the last 24 hours, as many as you may. "
             f"You can start another in {_in_words(wait)}; your open exams can be resumed now.",
             retry_after_s=wait,
+        )
+
+
+def _refuse_past_open_custom(
+    session: Session, user_id: int, quota: Quota, now: datetime, grace: timedelta
+) -> None:
+    """Refuse a custom exam while the learner has the most open; those whose time ran out
+    are finalised first, so they no longer count (the sweep may not have come by yet)."""
+    due = session.scalars(select(Attempt).where(Attempt.user_id == user_id, overdue(now, grace)))
+    for attempt in due.all():
+        finalise(session, attempt, now, timed_out=True)
+    still_open = session.scalar(
+        select(func.count(Attempt.id)).where(
+            Attempt.user_id == user_id, Attempt.status == "open", Attempt.open_slot.is_(None)
+        )
+    )
+    if (still_open or 0) >= quota.open_custom:
+        raise QuotaReached(
+            f"You have {quota.open_custom} custom exams open, as many as you may have at "
+            "once. Finish or submit one of them (see Your attempts) to start another."
         )
 
 
