@@ -87,6 +87,27 @@ class Settings(BaseSettings):
         ge=0,
         description="How often each worker finalises exams whose time ran out; 0 turns it off.",
     )
+    exam_open_custom_limit: int = Field(
+        default=3, ge=1, le=1000, description="Custom exams one learner may have open at once."
+    )
+    exam_daily_limit: int = Field(
+        default=20, ge=1, le=10_000, description="Exams one learner may start in 24 hours."
+    )
+    exam_untimed_expiry_days: int = Field(
+        default=30,
+        ge=1,
+        le=3650,
+        description="Days an untimed exam stays open without a save before the sweep closes it.",
+    )
+    import_max_topics: int = Field(
+        default=500, ge=1, description="Topics one imported document may declare."
+    )
+    import_max_exams: int = Field(
+        default=200, ge=1, description="Exams one imported document may declare."
+    )
+    import_max_sets: int = Field(
+        default=500, ge=1, description="Question sets one imported document may declare."
+    )
 
 
 @lru_cache

@@ -67,7 +67,10 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     settings = settings or get_settings()
     db = Database(settings.database_url)
     sweeper = Sweeper(
-        db, settings.exam_sweep_seconds, timedelta(seconds=settings.exam_grace_seconds)
+        db,
+        settings.exam_sweep_seconds,
+        timedelta(seconds=settings.exam_grace_seconds),
+        idle=timedelta(days=settings.exam_untimed_expiry_days),
     )
 
     @asynccontextmanager

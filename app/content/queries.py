@@ -1,6 +1,7 @@
 """Read queries behind the content pages and API; each returns plain read models."""
 
 from collections import Counter
+from functools import cached_property
 from typing import NamedTuple
 
 from sqlalchemy import (
@@ -55,6 +56,8 @@ from app.content.read_models import (
 )
 from app.content.service import is_fixed_choice
 
+CARD_CHIPS = 12  # subtopics a topic's card names; a link to the topic leads to the rest
+
 
 class _Tree:
     """All topics with question and note counts that include their subtopics."""
@@ -82,6 +85,56 @@ class _Tree:
             note_count=self.notes[topic.id] + sum(c.note_count for c in children),
             children=children,
         )
+
+    def card(self, topic: Topic, chips: int = CARD_CHIPS) -> TopicSummary:
+        """A topic with its first `chips` subtopics (without theirs) and its subtree's counts."""
+        kids = self.children.get(topic.id, [])
+        questions, notes = self.totals.get(topic.id, (0, 0))
+        return TopicSummary(
+            slug=topic.slug,
+            title=topic.title,
+            description_html=render(topic.description_md) if topic.description_md and chips else "",
+            question_count=questions,
+            note_count=notes,
+            children=tuple(self.card(child, 0) for child in kids[:chips]),
+            more_children=max(0, len(kids) - chips),
+        )
+
+    @cached_property
+    def totals(self) -> dict[int, tuple[int, int]]:
+        """Each topic's questions and notes with its subtopics', summed leaves first."""
+        order, todo = [], list(self.children.get(None, []))
+        while todo:
+            topic = todo.pop()
+            order.append(topic)
+            todo.extend(self.children.get(topic.id, []))
+        totals: dict[int, tuple[int, int]] = {}
+        for topic in reversed(order):  # every subtopic comes before its parent
+            kids = [totals[child.id] for child in self.children.get(topic.id, [])]
+            totals[topic.id] = (
+                self.questions[topic.id] + sum(q for q, _ in kids),
+                self.notes[topic.id] + sum(n for _, n in kids),
+            )
+        return totals
+
+    def outline(self, limit: int) -> tuple[tuple[int, TopicSummary], ...]:
+        """The tree depth first, as deep as fits in `limit` rows (the top level at least,
+        cut at `limit`), each topic with its depth and its subtree's counts."""
+        depths: dict[int, int] = {}
+        todo = [(topic, 0) for topic in reversed(self.children.get(None, []))]
+        rows: list[tuple[int, Topic]] = []
+        while todo:
+            topic, depth = todo.pop()
+            rows.append((depth, topic))
+            depths[depth] = depths.get(depth, 0) + 1
+            todo.extend((child, depth + 1) for child in reversed(self.children.get(topic.id, [])))
+        deepest, shown = 0, 0
+        for depth in sorted(depths):
+            if shown + depths[depth] > limit and depth > 0:
+                break
+            deepest, shown = depth, shown + depths[depth]
+        kept = [(depth, topic) for depth, topic in rows if depth <= deepest][:limit]
+        return tuple((depth, self.card(topic, 0)) for depth, topic in kept)
 
     def subtree(self, topic: Topic) -> list[tuple[Topic, int]]:
         """Return the topic and its subtopics, depth first in their order, with their depth."""
@@ -200,21 +253,33 @@ def set_summaries(session: Session) -> tuple[SetSummary, ...]:
 
 
 HOME_ITEMS = 10  # question sets and notes the home page shows; the rest are a link away
+HOME_TOPICS = 24  # top-level topics the home page shows as cards; the rest are on /topics
 
 
 def home(session: Session) -> HomeView:
-    """Gather the topic tree, the first question sets and notes, and how many there are."""
+    """Gather the first top-level topics, question sets and notes, and how many there are."""
     tree = _Tree(session)
+    roots = tree.children.get(None, [])
     sets, set_count = _set_summaries(session, limit=HOME_ITEMS)
     notes, note_count = _note_summaries(session, limit=HOME_ITEMS)
     return HomeView(
-        topics=tuple(tree.summary(t) for t in tree.children.get(None, [])),
+        topics=tuple(tree.card(t) for t in roots[:HOME_TOPICS]),
         unfiled_question_count=tree.questions[None],
         sets=sets,
         notes=notes,
         set_count=set_count,
         note_count=note_count,
+        topic_count=len(roots),
     )
+
+
+def topics_page(session: Session, page: int = 1) -> ListView:
+    """One page of the top-level topics, as cards with their first subtopics."""
+    tree = _Tree(session)
+    roots = tree.children.get(None, [])
+    info = _paged(page, len(roots))
+    start = (page - 1) * PAGE_SIZE
+    return ListView(tuple(tree.card(t) for t in roots[start : start + PAGE_SIZE]), info)
 
 
 def _paged(page: int, total: int) -> PageInfo:
@@ -576,6 +641,12 @@ def questions_page(
 def notes_list(session: Session) -> tuple[NoteSummary, ...]:
     """List every note."""
     return _note_summaries(session)[0]
+
+
+def topic_outline(session: Session, limit: int) -> tuple[tuple[tuple[int, TopicSummary], ...], int]:
+    """The topic tree as deep as fits in `limit` rows, with depths, and how many topics in all."""
+    tree = _Tree(session)
+    return tree.outline(limit), len(tree.topics)
 
 
 def topics_list(session: Session) -> tuple[TopicSummary, ...]:

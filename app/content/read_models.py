@@ -23,6 +23,7 @@ class TopicSummary:
     question_count: int
     note_count: int
     children: tuple["TopicSummary", ...] = ()
+    more_children: int = 0  # direct subtopics left out of `children` (a card shows the first)
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,13 @@ class QuestionSummary:
 
 @dataclass(frozen=True)
 class HomeView:
-    topics: tuple[TopicSummary, ...]
+    topics: tuple[TopicSummary, ...]  # the first few top-level topics, as cards
     unfiled_question_count: int
     sets: tuple[SetSummary, ...]  # the first few
     notes: tuple[NoteSummary, ...]  # the first few
     set_count: int = 0
     note_count: int = 0
+    topic_count: int = 0  # top-level topics in all
 
 
 @dataclass(frozen=True)
@@ -125,9 +127,9 @@ class SetView:
 
 @dataclass(frozen=True)
 class ListView:
-    """One page of all question sets or all notes."""
+    """One page of all question sets, notes or top-level topics."""
 
-    items: tuple[SetSummary, ...] | tuple[NoteSummary, ...]
+    items: tuple[SetSummary, ...] | tuple[NoteSummary, ...] | tuple[TopicSummary, ...]
     page: PageInfo
 
 

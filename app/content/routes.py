@@ -39,6 +39,13 @@ async def notes(request: Request, cache: CacheDep, page: PageNumber = 1) -> HTML
     return render_page(request, "content/notes.html", {"view": view}, version=cache.version)
 
 
+@router.get("/topics", name="topics")
+async def topics(request: Request, cache: CacheDep, page: PageNumber = 1) -> HTMLResponse:
+    """List the top-level topics, 50 a page, each with its first subtopics."""
+    view = await cache.get(("topics", page), partial(queries.topics_page, page=page))
+    return render_page(request, "content/topics.html", {"view": view}, version=cache.version)
+
+
 @router.get("/topics/{slug}", name="topic")
 async def topic(
     request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer
 from app.content.dependencies import Slug
 from app.exams import answers, queries, service
-from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of
+from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of, quota_of
 from app.exams.errors import refuse_if_closed
 from app.exams.read_models import AttemptHeader, NavItem, ResultView
 from app.exams.schemas import (
@@ -72,7 +72,10 @@ async def list_exams(db: DatabaseDep, viewer: CurrentViewer) -> Any:
     "/exams/{slug}/attempts",
     response_model=AttemptOut,
     status_code=201,
-    responses={200: {"model": AttemptOut, "description": "The open attempt, resumed"}},
+    responses={
+        200: {"model": AttemptOut, "description": "The open attempt, resumed"},
+        429: {"model": ErrorOut, "description": "Too many exams started today"},
+    },
 )
 async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep) -> Any:
     """Start an attempt at an exam (201), or return the caller's open one (200)."""
@@ -82,6 +85,7 @@ async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer, db: D
         slug=slug,
         now=now_of(request),
         grace=grace_of(request),
+        quota=quota_of(request),
     )
     attempt, nav = await db.read(queries.header_and_marks, started.attempt_id, viewer.id)
     out = AttemptOut.model_validate(_attempt_out(attempt, nav, request))

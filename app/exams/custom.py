@@ -12,7 +12,7 @@ from app.content.queries import topic_subtrees
 from app.exams.errors import InvalidExamSpec
 from app.exams.models import Attempt, AttemptItem
 from app.exams.sampling import ordered_question_ids
-from app.exams.service import ExamSpec, Started, start
+from app.exams.service import ExamSpec, Quota, Started, start
 from app.progress.models import PracticeAnswer
 
 MAX_QUESTIONS = 200
@@ -111,6 +111,9 @@ def start_custom(
     now: datetime,
     grace: timedelta,
     rng: random.Random | None = None,
+    *,
+    quota: Quota | None = None,
 ) -> Started:
-    """Build and start a learner's custom exam."""
-    return start(session, user_id, custom_spec(session, user_id, request), None, now, grace, rng)
+    """Build and start a learner's custom exam, within their quota."""
+    spec = custom_spec(session, user_id, request)
+    return start(session, user_id, spec, None, now, grace, rng, quota=quota)

@@ -29,6 +29,12 @@ def grace_of(request: Request) -> timedelta:
     return timedelta(seconds=request.app.state.settings.exam_grace_seconds)
 
 
+def quota_of(request: Request) -> service.Quota:
+    """The settings' quota of attempts a learner may start."""
+    settings = request.app.state.settings
+    return service.Quota(settings.exam_open_custom_limit, settings.exam_daily_limit)
+
+
 async def get_attempt(
     request: Request, attempt_id: AttemptId, viewer: RequiredViewer
 ) -> AttemptHeader:

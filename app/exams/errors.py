@@ -13,6 +13,7 @@ __all__ = [
     "InvalidExamAnswer",
     "InvalidExamSpec",
     "NotFound",
+    "QuotaReached",
     "TimeUp",
 ]
 
@@ -33,6 +34,17 @@ class InvalidExamSpec(ExamError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
         self.field = field
+
+
+class QuotaReached(ExamError):
+    """A learner may not start another attempt now: too many open, or started today."""
+
+    status_code = 429
+    field = "quota"
+
+    def __init__(self, message: str, retry_after_s: int | None = None) -> None:
+        headers = {"retry-after": str(retry_after_s)} if retry_after_s is not None else None
+        super().__init__(message, headers=headers)
 
 
 class AttemptClosed(ExamError):

@@ -12,13 +12,14 @@ from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render
-from app.content.queries import topics_list
-from app.content.read_models import ChoiceView, ReferenceView, TopicRef, TopicSummary
+from app.content.queries import topic_outline
+from app.content.read_models import ChoiceView, PageInfo, ReferenceView, TopicRef
 from app.exams.errors import NotFound, NotSubmitted
 from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
 from app.exams.read_models import (
     AttemptHeader,
     BlueprintSummary,
+    ExamsView,
     Feedback,
     ItemView,
     LinkRef,
@@ -31,10 +32,14 @@ from app.exams.read_models import (
 )
 
 HISTORY_LIMIT = 50
+EXAMS_PAGE = 20  # exam cards a page of /exams shows
+TOPIC_CHOICES = 200  # topics the custom exam form offers; deeper ones come with their parent
 
 
-def blueprints(session: Session, user_id: int | None) -> tuple[BlueprintSummary, ...]:
-    """List the exams, each with the learner's open attempt at it (if any)."""
+def blueprints(
+    session: Session, user_id: int | None, limit: int | None = None, offset: int = 0
+) -> tuple[BlueprintSummary, ...]:
+    """List the exams (a slice of them), each with the learner's open attempt at it (if any)."""
     open_ids: dict[int, int] = {}
     if user_id is not None:
         rows = session.execute(
@@ -43,7 +48,12 @@ def blueprints(session: Session, user_id: int | None) -> tuple[BlueprintSummary,
             )
         ).all()
         open_ids = {bp: attempt for bp, attempt in rows if bp is not None}
-    found = session.scalars(select(ExamBlueprint).order_by(ExamBlueprint.position))
+    found = session.scalars(
+        select(ExamBlueprint)
+        .order_by(ExamBlueprint.position, ExamBlueprint.id)
+        .limit(limit)
+        .offset(offset)
+    )
     return tuple(
         BlueprintSummary(
             slug=b.slug,
@@ -126,12 +136,20 @@ def history(session: Session, user_id: int) -> tuple[AttemptHeader, ...]:
     return tuple(_header(attempt, slug) for attempt, slug in rows)
 
 
-def list_page(
-    session: Session, user_id: int | None
-) -> tuple[tuple[BlueprintSummary, ...], tuple[AttemptHeader, ...], tuple[TopicSummary, ...]]:
-    """The exams page's lists: the exams, the learner's past attempts, the topic tree."""
+def list_page(session: Session, user_id: int | None, page: int = 1) -> ExamsView:
+    """The exams page: a page of the exams; on the first, the learner's past attempts and
+    the topics to build an exam from (as many as the form holds)."""
+    total = session.scalar(select(func.count(ExamBlueprint.id))) or 0
+    pages = max(1, -(-total // EXAMS_PAGE))
+    if page > pages:
+        raise NotFound(f"There is no page {page}: the list has {pages}.")
+    found = blueprints(session, user_id, EXAMS_PAGE, (page - 1) * EXAMS_PAGE)
+    info = PageInfo(page, pages, total, EXAMS_PAGE)
+    if page > 1:
+        return ExamsView(found, info, (), (), 0)
     past = history(session, user_id) if user_id is not None else ()
-    return blueprints(session, user_id), past, topics_list(session)
+    topics, topic_total = topic_outline(session, TOPIC_CHOICES)
+    return ExamsView(found, info, past, topics, topic_total)
 
 
 def _items(session: Session, attempt_id: int) -> list[AttemptItem]:

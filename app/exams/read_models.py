@@ -7,7 +7,7 @@ explanation: `ItemView.feedback` is filled only in practice mode, for answered q
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from app.content.read_models import ChoiceView, ReferenceView, TopicRef
+from app.content.read_models import ChoiceView, PageInfo, ReferenceView, TopicRef, TopicSummary
 
 
 @dataclass(frozen=True)
@@ -153,3 +153,15 @@ class SummaryView:
     @property
     def flagged(self) -> tuple[int, ...]:
         return tuple(n.position for n in self.nav if n.flagged)
+
+
+@dataclass(frozen=True)
+class ExamsView:
+    """The exams page: a page of exams, the learner's latest attempts, and the topics a custom
+    exam is built from (as deep as fits; `topic_total` tells how many there are in all)."""
+
+    blueprints: tuple[BlueprintSummary, ...]
+    page: PageInfo
+    history: tuple[AttemptHeader, ...]
+    topics: tuple[tuple[int, TopicSummary], ...]
+    topic_total: int

@@ -11,12 +11,19 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, require_role
 from app.accounts.service import Viewer
-from app.content.dependencies import Slug
-from app.content.read_models import TopicSummary
+from app.content.dependencies import PageNumber, Slug
 from app.exams import allowances, answers, queries, service
 from app.exams.custom import CustomExam, start_custom
-from app.exams.dependencies import AttemptId, OwnedAttempt, Position, get_attempt, grace_of, now_of
-from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec
+from app.exams.dependencies import (
+    AttemptId,
+    OwnedAttempt,
+    Position,
+    get_attempt,
+    grace_of,
+    now_of,
+    quota_of,
+)
+from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, QuotaReached
 from app.exams.read_models import AttemptHeader, TakeView
 from app.web.dependencies import DatabaseDep
 from app.web.limits import FieldText
@@ -31,9 +38,11 @@ Show = Annotated[Literal["all", "wrong", "flagged"], Query(description="Which qu
 
 
 @router.get("/exams", name="exams")
-async def exams(request: Request, db: DatabaseDep, viewer: CurrentViewer) -> HTMLResponse:
-    """List the exams to start or resume, a form for a custom exam, and past attempts."""
-    return await _exams_page(request, db, viewer)
+async def exams(
+    request: Request, db: DatabaseDep, viewer: CurrentViewer, page: PageNumber = 1
+) -> HTMLResponse:
+    """List the exams to start or resume (20 a page), a form for a custom exam, past attempts."""
+    return await _exams_page(request, db, viewer, page=page)
 
 
 async def _exams_page(
@@ -42,26 +51,20 @@ async def _exams_page(
     viewer: Viewer | None,
     *,
     form: dict[str, Any] | None = None,
-    error: InvalidExamSpec | None = None,
+    error: InvalidExamSpec | QuotaReached | None = None,
+    page: int = 1,
 ) -> HTMLResponse:
     user_id = viewer.id if viewer is not None else None
-    found, history, topics = await db.read(queries.list_page, user_id)
     context = {
-        "blueprints": found,
-        "history": history,
-        "topics": _flatten(topics),
+        "view": await db.read(queries.list_page, user_id, page),
         "form": form or {"count": 10, "minutes": 15, "mode": "exam", "topics": []},
         "errors": {error.field: error.message} if error else {},
     }
-    return render(request, "exams/list.html", context, status_code=422 if error else 200)
-
-
-def _flatten(topics: tuple[TopicSummary, ...], depth: int = 0) -> list[tuple[int, TopicSummary]]:
-    flat = []
-    for topic in topics:
-        flat.append((depth, topic))
-        flat.extend(_flatten(topic.children, depth + 1))
-    return flat
+    response = render(
+        request, "exams/list.html", context, status_code=error.status_code if error else 200
+    )
+    response.headers.update(error.headers if error else {})
+    return response
 
 
 @router.post("/exams/custom", name="start_custom_exam")
@@ -102,8 +105,9 @@ async def start_custom_exam(
             request=wanted,
             now=now_of(request),
             grace=grace_of(request),
+            quota=quota_of(request),
         )
-    except InvalidExamSpec as exc:
+    except (InvalidExamSpec, QuotaReached) as exc:
         return await _exams_page(request, db, viewer, form=form, error=exc)
     return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
 
@@ -119,13 +123,17 @@ async def start_exam(
     request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep
 ) -> Response:
     """Start an exam, or resume the open attempt at it."""
-    started = await db.write(
-        service.start_attempt,
-        user_id=viewer.id,
-        slug=slug,
-        now=now_of(request),
-        grace=grace_of(request),
-    )
+    try:
+        started = await db.write(
+            service.start_attempt,
+            user_id=viewer.id,
+            slug=slug,
+            now=now_of(request),
+            grace=grace_of(request),
+            quota=quota_of(request),
+        )
+    except QuotaReached as exc:
+        return await _exams_page(request, db, viewer, error=exc)
     return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
 
 

@@ -3,23 +3,36 @@
 Services add and flush; the request commits. Every rule about time takes `now`, so the
 clock is the server's and tests move it by hand. Finalising is one conditional UPDATE
 (`... WHERE status = 'open'`): any number of submits and sweeps racing each other close an
-attempt once. Saving answers and flags lives in `answers`.
+attempt once. Starting counts against the learner's quota (open custom exams, exams started
+in a day). Saving answers and flags lives in `answers`.
 """
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import CursorResult, bindparam, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    CursorResult,
+    and_,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.accounts.models import User
 from app.content.blueprints import ExamBlueprint
 from app.exams import sampling
 from app.exams.allowances import time_multiplier
-from app.exams.errors import NotFound
+from app.exams.errors import NotFound, QuotaReached
 from app.exams.grading import grade_item, percent
 from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
 from app.progress.service import Answer, record_exam
@@ -29,6 +42,17 @@ from app.progress.service import Answer, record_exam
 class Started:
     attempt_id: int
     resumed: bool
+
+
+@dataclass(frozen=True)
+class Quota:
+    """How many attempts one learner may start: custom ones open at once, any in 24 hours."""
+
+    open_custom: int
+    per_day: int
+
+
+DAY = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -58,6 +82,8 @@ def start_attempt(
     now: datetime,
     grace: timedelta,
     rng: random.Random | None = None,
+    *,
+    quota: Quota | None = None,
 ) -> Started:
     """Start a blueprint's exam, or resume the learner's open attempt at it."""
     blueprint = session.scalars(
@@ -74,6 +100,7 @@ def start_attempt(
         grace,
         rng,
         blueprint_id=blueprint.id,
+        quota=quota,
     )
 
 
@@ -87,16 +114,20 @@ def start(
     rng: random.Random | None = None,
     *,
     blueprint_id: int | None = None,
+    quota: Quota | None = None,
 ) -> Started:
     """Start an attempt in a slot (one open attempt each), or resume the one open there.
 
-    Custom exams have no slot: a learner may keep several open.
+    Custom exams have no slot: a learner may keep several open, up to the quota. A new
+    attempt (never a resumed one) counts against the quota; None (the CLI, tests) has none.
     """
     existing = _open_in_slot(session, user_id, slot) if slot is not None else None
     if existing is not None and finalise_if_due(session, existing, now, grace):
         existing = None
     if existing is not None:
         return Started(existing.id, resumed=True)
+    if quota is not None:
+        _check_quota(session, user_id, quota, now, grace, custom=slot is None)
     rng = rng or random.Random()
     question_ids = sampling.draw(spec, rng)
     attempt = {
@@ -140,6 +171,59 @@ def start(
     return Started(attempt_id, resumed=False)
 
 
+def _check_quota(
+    session: Session, user_id: int, quota: Quota, now: datetime, grace: timedelta, *, custom: bool
+) -> None:
+    """Refuse a new attempt past the learner's quota, saying when one is free again.
+
+    The learner's row is locked first (PostgreSQL; SQLite runs one write at a time), so two
+    starts at once count each other rather than both seeing room for one more.
+    """
+    session.execute(select(User.id).where(User.id == user_id).with_for_update())
+    if custom:
+        _refuse_past_open_custom(session, user_id, quota, now, grace)
+    recent = session.scalars(
+        select(Attempt.started_at)
+        .where(Attempt.user_id == user_id, Attempt.started_at > now - DAY)
+        .order_by(Attempt.started_at.desc())
+        .limit(quota.per_day)
+    ).all()
+    if len(recent) >= quota.per_day:
+        wait = max(1, math.ceil((recent[-1] + DAY - now).total_seconds()))
+        raise QuotaReached(
+            f"You have started {quota.per_day} exams in the last 24 hours, as many as you may. "
+            f"You can start another in {_in_words(wait)}; your open exams can be resumed now.",
+            retry_after_s=wait,
+        )
+
+
+def _refuse_past_open_custom(
+    session: Session, user_id: int, quota: Quota, now: datetime, grace: timedelta
+) -> None:
+    """Refuse a custom exam while the learner has the most open; those whose time ran out
+    are finalised first, so they no longer count (the sweep may not have come by yet)."""
+    due = session.scalars(select(Attempt).where(Attempt.user_id == user_id, overdue(now, grace)))
+    for attempt in due.all():
+        finalise(session, attempt, now, timed_out=True)
+    still_open = session.scalar(
+        select(func.count(Attempt.id)).where(
+            Attempt.user_id == user_id, Attempt.status == "open", Attempt.open_slot.is_(None)
+        )
+    )
+    if (still_open or 0) >= quota.open_custom:
+        raise QuotaReached(
+            f"You have {quota.open_custom} custom exams open, as many as you may have at "
+            "once. Finish or submit one of them (see Your attempts) to start another."
+        )
+
+
+def _in_words(seconds: int) -> str:
+    hours, minutes = seconds // 3600, -(-(seconds % 3600) // 60)
+    if hours:
+        return f"{hours} hour{'s' * (hours != 1)}" + (f" {minutes} min" if minutes else "")
+    return f"{max(minutes, 1)} minute{'s' * (minutes > 1)}"
+
+
 def _deadline(session: Session, user_id: int, spec: ExamSpec, now: datetime) -> datetime | None:
     if not spec.time_limit_s:
         return None
@@ -162,10 +246,12 @@ def _changed(session: Session, statement: Any) -> int:
 def finalise(session: Session, attempt: Attempt, now: datetime, *, timed_out: bool) -> bool:
     """Close an open attempt and grade it; False when someone else closed it first.
 
-    Timed out, it counts as submitted at its deadline with what was saved by then. Its
-    answered questions then count in the learner's progress like any other answer.
+    Timed out, it counts as submitted at its deadline with what was saved by then (an
+    untimed one the sweep closes, at its last save). Its answered questions then count in
+    the learner's progress like any other answer.
     """
-    finished = attempt.deadline_at if timed_out and attempt.deadline_at else now
+    last = attempt.deadline_at or attempt.last_saved_at or attempt.started_at
+    finished = last if timed_out else now
     closed = _changed(
         session,
         update(Attempt)
@@ -238,14 +324,20 @@ def finalise_if_due(session: Session, attempt: Attempt, now: datetime, grace: ti
     )
 
 
-def sweep(session: Session, now: datetime, grace: timedelta) -> int:
-    """Finalise every attempt past its deadline and grace; return how many this call closed."""
-    due = session.scalars(
-        select(Attempt)
-        .where(Attempt.status == "open", Attempt.deadline_at < now - grace)
-        .order_by(Attempt.id)
-    ).all()
-    return sum(1 for attempt in due if finalise(session, attempt, now, timed_out=True))
+def overdue(now: datetime, grace: timedelta, idle: timedelta | None = None) -> ColumnElement[bool]:
+    """Open attempts past their deadline and grace; with `idle`, untimed ones left that long."""
+    timed_out = Attempt.deadline_at < now - grace
+    if idle is not None:
+        last = func.coalesce(Attempt.last_saved_at, Attempt.started_at)
+        timed_out = or_(timed_out, and_(Attempt.deadline_at.is_(None), last < now - idle))
+    return and_(Attempt.status == "open", timed_out)
+
+
+def sweep(session: Session, now: datetime, grace: timedelta, idle: timedelta | None = None) -> int:
+    """Finalise every attempt past its deadline and grace, and every untimed one left `idle`
+    without a save; return how many this call closed."""
+    due = session.scalars(select(Attempt).where(overdue(now, grace, idle)).order_by(Attempt.id))
+    return sum(1 for attempt in due.all() if finalise(session, attempt, now, timed_out=True))
 
 
 def submit(session: Session, attempt_id: int, user_id: int, now: datetime, grace: timedelta) -> str:

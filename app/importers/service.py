@@ -2,8 +2,9 @@
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -11,7 +12,8 @@ from sqlalchemy.orm import Session
 
 from app.accounts.errors import PermissionDenied
 from app.accounts.service import Viewer
-from app.content.bundle import Bundle, Report
+from app.config import Settings, get_settings
+from app.content.bundle import BlueprintData, Bundle, QuestionSetData, Report, TopicData
 from app.content.errors import InvalidContent
 from app.content.linking import Transactions
 from app.content.service import LoadProgress, load_bundle, load_in_steps
@@ -45,15 +47,51 @@ def detect_format(text: str, file: str) -> str:
     )
 
 
-def parse_document(data: bytes, file: str, format: str | None = None) -> tuple[Bundle, Report]:
-    """Decode and parse one document; the format is detected unless given."""
+@dataclass(frozen=True)
+class Caps:
+    """How many topics, exams and question sets one document may declare."""
+
+    topics: int
+    exams: int
+    sets: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> "Caps":
+        return cls(settings.import_max_topics, settings.import_max_exams, settings.import_max_sets)
+
+
+def parse_document(
+    data: bytes, file: str, format: str | None = None, caps: Caps | None = None
+) -> tuple[Bundle, Report]:
+    """Decode and parse one document within the caps (by default the settings'); the format
+    is detected unless given."""
     text = decode(data, file)
     if format is not None and format not in FORMATS:
         raise ImportRefused(
             file, 1, f"unknown format {format!r}; choose one of {', '.join(FORMATS)}"
         )
     name = format or detect_format(text, file)
-    return FORMATS[name][1](text, file)
+    bundle, report = FORMATS[name][1](text, file)
+    refuse_past_caps(bundle, file, caps or Caps.of(get_settings()))
+    return bundle, report
+
+
+def refuse_past_caps(bundle: Bundle, file: str, caps: Caps) -> None:
+    """Refuse a document declaring more topics, exams or sets than one import may, at the
+    first one past the cap: a library that large loads in several documents."""
+    kinds: list[tuple[str, Sequence[TopicData | BlueprintData | QuestionSetData], int, str]] = [
+        ("topics", bundle.topics, caps.topics, "TOPICS"),
+        ("exams", bundle.blueprints, caps.exams, "EXAMS"),
+        ("question sets", bundle.question_sets, caps.sets, "SETS"),
+    ]
+    for noun, items, cap, setting in kinds:
+        if len(items) > cap:
+            raise ImportRefused(
+                file,
+                items[cap].line or 1,
+                f"one document may declare at most {cap:,} {noun} and this one declares "
+                f"{len(items):,}; split it (or raise STUDYHALL_IMPORT_MAX_{setting})",
+            )
 
 
 def import_document(
