@@ -79,7 +79,9 @@ def migrate() -> None:
     if state.current is None:
         out.print(f"[green]Created the database schema (revision {state.head}).[/]")
     elif state.behind:
-        out.print(f"Upgraded the database schema from revision {escape(str(state.current))} to {state.head}.")
+        out.print(
+            f"Upgraded the database schema from revision {escape(str(state.current))} to {state.head}."
+        )
     else:
         out.print(f"The database schema is up to date (revision {state.head}).")
     if rebuilt is not None:
@@ -254,7 +256,9 @@ def export(
     from app.content.export import export_content
 
     if format != "json":
-        err.print(f"[red]Unknown export format {escape(repr(format))}; only 'json' is supported.[/]")
+        err.print(
+            f"[red]Unknown export format {escape(repr(format))}; only 'json' is supported.[/]"
+        )
         raise typer.Exit(2)
     with _database().session_scope() as session:
         text = json.dumps(export_content(session), ensure_ascii=False, indent=2) + "\n"

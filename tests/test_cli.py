@@ -229,7 +229,9 @@ PADDING = "\n" * 95  # moves line 5 to line 100
 
 def test_refusals_keep_file_names_and_line_numbers_literally(run, cli_db):
     name = "quiz [bold]x[i]:100:.txt"
-    write(name, BAD_PAGE.replace("Correct answer: Neither", PADDING + "Correct answer: [bold]:100:"))
+    write(
+        name, BAD_PAGE.replace("Correct answer: Neither", PADDING + "Correct answer: [bold]:100:")
+    )
     result = run("import", name)
     assert result.exit_code == 1
     assert (
