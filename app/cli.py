@@ -58,7 +58,7 @@ def _database() -> Database:
 def _progress_columns() -> tuple[ProgressColumn, ...]:
     """A long step's bar: what, how far, done of all, and the time so far."""
     return (
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # descriptions name files
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -460,15 +460,13 @@ def _import_files(
     refused, reports = 0, []
     with Progress(*_progress_columns(), console=err, transient=True) as progress:
         for path, label in files:
-            task = progress.add_task(f"Reading {escape(label)}", total=None)
+            task = progress.add_task(f"Reading {label}", total=None)
 
             def advance(
                 phase: str, done: int, total: int, task: TaskID = task, name: str = label
             ) -> None:
                 what = "questions" if phase == "content" else "suggested links for"
-                progress.update(
-                    task, description=f"{escape(name)}: {what}", completed=done, total=total
-                )
+                progress.update(task, description=f"{name}: {what}", completed=done, total=total)
 
             try:
                 data = _read(path, label, limit)
