@@ -45,8 +45,10 @@ cli = typer.Typer(
     pretty_exceptions_enable=False,
 )
 cli.add_typer(users, name="users")
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# Markup colours the command's own words; what came from elsewhere (file names, lines,
+# messages) is escaped, and no `:name:` turns into an emoji (`FILE:100:` stays FILE:100:).
+out = Console(soft_wrap=True, emoji=False, highlight=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False, highlight=False)
 
 
 def _database() -> Database:
@@ -56,7 +58,7 @@ def _database() -> Database:
 def _progress_columns() -> tuple[ProgressColumn, ...]:
     """A long step's bar: what, how far, done of all, and the time so far."""
     return (
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # descriptions name files
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
@@ -77,7 +79,9 @@ def migrate() -> None:
     if state.current is None:
         out.print(f"[green]Created the database schema (revision {state.head}).[/]")
     elif state.behind:
-        out.print(f"Upgraded the database schema from revision {state.current} to {state.head}.")
+        out.print(
+            f"Upgraded the database schema from revision {escape(str(state.current))} to {state.head}."
+        )
     else:
         out.print(f"The database schema is up to date (revision {state.head}).")
     if rebuilt is not None:
@@ -99,7 +103,7 @@ def rebuild() -> None:
 
 def _newer_schema(revision: str | None) -> str:
     return (
-        f"[red]The database is at revision {revision}, which this version of Studyhall does "
+        f"[red]The database is at revision {escape(str(revision))}, which this version of Studyhall does "
         "not know: it was made by a newer release. Run that release, or restore a backup "
         "made by this one.[/]"
     )
@@ -116,7 +120,7 @@ def _refuse_unready_schema(url: str) -> None:
         err.print("[red]The database has no schema yet.[/] Run `studyhall migrate` first.")
     elif state.behind:
         err.print(
-            f"[red]The database is at revision {state.current}; this version of Studyhall needs "
+            f"[red]The database is at revision {escape(str(state.current))}; this version of Studyhall needs "
             f"{state.head}.[/] Back it up (`studyhall backup FILE`), then run `studyhall migrate`."
         )
     else:
@@ -252,7 +256,9 @@ def export(
     from app.content.export import export_content
 
     if format != "json":
-        err.print(f"[red]Unknown export format {format!r}; only 'json' is supported.[/]")
+        err.print(
+            f"[red]Unknown export format {escape(repr(format))}; only 'json' is supported.[/]"
+        )
         raise typer.Exit(2)
     with _database().session_scope() as session:
         text = json.dumps(export_content(session), ensure_ascii=False, indent=2) + "\n"
@@ -417,7 +423,7 @@ def _print_content_report(report: "ContentReport") -> None:
     for s in report.sets:
         share = f"{s.longest_right} of {s.single}" if s.single else "-"
         positions.add_row(
-            s.slug, str(s.questions), str(s.four_choice), *map(str, s.positions), share
+            escape(s.slug), str(s.questions), str(s.four_choice), *map(str, s.positions), share
         )
     out.print(positions)
     topics = Table(title="Questions per topic")
@@ -454,15 +460,13 @@ def _import_files(
     refused, reports = 0, []
     with Progress(*_progress_columns(), console=err, transient=True) as progress:
         for path, label in files:
-            task = progress.add_task(f"Reading {escape(label)}", total=None)
+            task = progress.add_task(f"Reading {label}", total=None)
 
             def advance(
                 phase: str, done: int, total: int, task: TaskID = task, name: str = label
             ) -> None:
                 what = "questions" if phase == "content" else "suggested links for"
-                progress.update(
-                    task, description=f"{escape(name)}: {what}", completed=done, total=total
-                )
+                progress.update(task, description=f"{name}: {what}", completed=done, total=total)
 
             try:
                 data = _read(path, label, limit)

@@ -224,6 +224,38 @@ def test_refusal_messages_are_printed_verbatim(run, cli_db):
     assert "refused cat.toml:2: every [[topics]] entry needs a slug" in said(result)
 
 
+PADDING = "\n" * 95  # moves line 5 to line 100
+
+
+def test_refusals_keep_file_names_and_line_numbers_literally(run, cli_db):
+    name = "quiz [bold]x[i]:100:.txt"
+    write(
+        name, BAD_PAGE.replace("Correct answer: Neither", PADDING + "Correct answer: [bold]:100:")
+    )
+    result = run("import", name)
+    assert result.exit_code == 1
+    assert (
+        f"refused {name}:100: Question 1: 'Correct answer: [bold]:100:' matches none of its "
+        "options (nothing from this file was saved)"
+    ) in said(result)
+
+
+def test_warnings_keep_file_names_and_line_numbers_literally(run, cli_db):
+    name = "[red]:100:.txt"
+    page = BAD_PAGE.replace("Correct answer: Neither\nBecause.", "Correct answer: Right")
+    write(name, page.replace("\n", "\n" + "\n" * 98, 1))  # "Question 1" on line 100
+    result = run("import", name)
+    assert result.exit_code == 0, result.output
+    assert f"imported {name} (qa)" in said(result)
+    assert f"warning {name}:100: Question 1 has no explanation" in said(result)
+
+
+def test_an_unknown_export_format_is_named_literally(run, cli_db):
+    result = run("export", "--format", "[bold]:100:")
+    assert result.exit_code == 2
+    assert "Unknown export format '[bold]:100:'" in said(result)
+
+
 def test_import_without_files_is_a_usage_error(run):
     assert run("import").exit_code == 2
 

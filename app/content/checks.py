@@ -1,7 +1,9 @@
 """Checks a bundle must pass before anything of it is written: sizes that fit the columns,
-unique question keys, answer keys that can be answered, and references that are web links."""
+unique question keys, answer keys that can be answered, references that are web links, and
+text without invisible characters that reorder or hide what it says."""
 
 import re
+import unicodedata
 from urllib.parse import urlsplit
 
 from app.content.bundle import Bundle, QuestionData, ReferenceData
@@ -17,15 +19,61 @@ _NOT_IN_URL = re.compile(
     r'[\s\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"<>\\^`{|}]'
 )
 
+# Bidi embeddings, overrides and isolates (text shown in another order than it is stored),
+# and zero-width spaces, joiners and marks (words that look whole but are not).
+_INVISIBLE = re.compile("[\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+_JOINERS = "\u200c\u200d"  # ZWNJ, ZWJ: inside emoji sequences and Arabic, Persian, Indic words
+_MARKS = "\u200e\u200f"  # LRM, RLM: beside right-to-left words
+
+
+def hidden_character(text: str) -> tuple[int, str] | None:
+    """Return where (from 1) and which invisible character text holds that it may not.
+
+    A joiner may stand between two letters or symbols beyond ASCII (an emoji sequence, a
+    Persian or Indic word), a left-to-right or right-to-left mark in text with Hebrew or
+    Arabic letters; every other control of the kind is refused.
+    """
+    for match in _INVISIBLE.finditer(text):
+        char, at = match.group(), match.start()
+        if char in _JOINERS and _joins(text, at):
+            continue
+        if char in _MARKS and _right_to_left(text):
+            continue
+        return at + 1, f"U+{ord(char):04X} ({unicodedata.name(char, 'a format control')})"
+    return None
+
+
+def _joins(text: str, at: int) -> bool:
+    """Tell whether the joiner at `at` stands between two visible characters beyond ASCII."""
+    around = (text[at - 1] if at else "") + text[at + 1 : at + 2]
+    return len(around) == 2 and all(
+        ord(c) > 127 and not c.isspace() and not _INVISIBLE.match(c) for c in around
+    )
+
+
+def _right_to_left(text: str) -> bool:
+    """Tell whether text holds a Hebrew or Arabic letter (or another right-to-left one)."""
+    return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text if c not in _MARKS)
+
+
+def visible_text(text: str) -> str:
+    """Return text as it shows: without control and format characters, spaces collapsed."""
+    kept = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf"))
+    return " ".join(kept.split())
+
 
 def check_bundle(bundle: Bundle) -> None:
     """Refuse, naming file and line, what the database could not hold or a learner answer."""
     for topic in bundle.topics:
         _fits(topic.line, "topic slug", topic.slug, SLUG)
         _fits(topic.line, "topic title", topic.title, TITLE)
+        _shown(
+            topic.line, f"topic {topic.slug!r}", title=topic.title, description=topic.description
+        )
     for qset in bundle.question_sets:
         _fits(qset.line or 1, "question set slug (from its title)", qset.slug, SLUG)
         _fits(qset.line or 1, "question set title", qset.title, TITLE)
+        _shown(qset.line or 1, f"question set {qset.slug!r}", title=qset.title)
         seen: dict[str, int] = {}
         for question in qset.questions:
             if question.key in seen:
@@ -40,12 +88,24 @@ def check_bundle(bundle: Bundle) -> None:
         _fits(line, "note slug (from its title)", note.slug, SLUG)
         _fits(line, "note title", note.title, TITLE)
         _fits(line, "note author", note.author, AUTHOR)
+        _shown(
+            line, f"note {note.slug!r}", title=note.title, author=note.author, text=note.markdown
+        )
         sections = split_sections(note.markdown).sections
         for section, at in zip(
             sections, note.section_lines or [line] * len(sections), strict=False
         ):
             _fits(at, "section heading", section.heading, HEADING)
             _fits(at, "section anchor", section.anchor, SLUG)
+    for blueprint in bundle.blueprints:
+        _shown(
+            blueprint.line,
+            f"exam {blueprint.slug!r}",
+            title=blueprint.title,
+            description=blueprint.description,
+        )
+    for erratum in bundle.errata:
+        _shown(erratum.line, f"erratum on {erratum.target!r}", text=erratum.text)
 
 
 def _check_question(question: QuestionData) -> None:
@@ -60,6 +120,14 @@ def _check_question(question: QuestionData) -> None:
             f"question {question.key!r} takes one answer but marks {right} choices correct "
             "(make it kind 'multi', or mark one)",
         )
+    choices = {f"choice {n}": choice.text for n, choice in enumerate(question.choices, start=1)}
+    _shown(
+        line,
+        f"question {question.key!r}",
+        stem=question.stem,
+        **choices,
+        explanation=question.explanation,
+    )
     if question.notes is not None:
         question.notes = list(dict.fromkeys(question.notes))
     if question.references is not None:
@@ -85,6 +153,7 @@ def check_references(line: int, owner: str, references: list[ReferenceData]) -> 
             raise InvalidContent(line, f"{where}: the title is empty (leave it out instead)")
         _fits(line, f"{where} title", reference.title or "", REFERENCE_TITLE)
         _fits(line, f"{where} version", reference.version or "", VERSION)
+        _shown(line, where, title=reference.title or "", version=reference.version or "")
 
 
 def url_problem(url: str) -> str | None:
@@ -115,3 +184,15 @@ def _fits(line: int, what: str, value: str, limit: int) -> None:
         raise InvalidContent(
             line, f"the {what} is {len(value)} characters long; at most {limit} fit"
         )
+
+
+def _shown(line: int, owner: str, **texts: str) -> None:
+    """Refuse a text of owner's that holds an invisible character, naming the text and where."""
+    for name, text in texts.items():
+        if (found := hidden_character(text)) is not None:
+            at, which = found
+            raise InvalidContent(
+                line,
+                f"{owner}: the {name} holds the invisible character {which} at character "
+                f"{at}; such characters reorder or hide text, remove it",
+            )

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, aliased
 from app.accounts.errors import InvalidInput, PermissionDenied, RateLimited
 from app.accounts.models import User
 from app.accounts.service import Viewer
+from app.content.checks import hidden_character, visible_text
 from app.content.errata import KINDS, TEXT_MAX, TEXT_MIN, ProblemReport
 from app.content.errors import NotFound
 from app.content.markdown import excerpt
@@ -103,8 +104,8 @@ def report_problem(
     errors = {}
     if kind not in KINDS:
         errors["kind"] = "Choose what kind of problem it is."
-    if not TEXT_MIN <= len(text) <= TEXT_MAX:
-        errors["text"] = f"Say what is wrong in {TEXT_MIN} to {TEXT_MAX} characters."
+    if problem := _text_problem(text, TEXT_MIN, "Say what is wrong"):
+        errors["text"] = problem
     section_id = None
     if note_slug is not None:
         section_id = _section_id(session, note_slug, anchor)
@@ -125,6 +126,22 @@ def report_problem(
     session.add(report)
     session.flush()
     return report
+
+
+def _text_problem(text: str, least: int, ask: str) -> str | None:
+    """Say what is wrong with a report's or a resolution's text (None when nothing is).
+
+    Only characters that show count: ten zero-width spaces are an empty report.
+    """
+    if len(visible_text(text)) < least or len(text) > TEXT_MAX:
+        return f"{ask} in {least} to {TEXT_MAX} characters."
+    if (found := hidden_character(text)) is not None:
+        at, which = found
+        return (
+            f"Remove the invisible character {which} at character {at}: it would reorder or "
+            "hide what you wrote."
+        )
+    return None
 
 
 def _section_id(session: Session, slug: str, anchor: str) -> int | None:
@@ -222,8 +239,8 @@ def resolve_report(session: Session, actor: Viewer, report_id: int, resolution: 
     """Close a report with a note saying what was done; its erratum leaves the content."""
     report = _open_report(session, actor, report_id)
     resolution = " ".join(resolution.split())
-    if not 1 <= len(resolution) <= TEXT_MAX:
-        raise InvalidInput("resolution", f"Say what was done, in 1 to {TEXT_MAX} characters.")
+    if problem := _text_problem(resolution, 1, "Say what was done"):
+        raise InvalidInput("resolution", problem)
     if report.status == "resolved":
         return  # resolved twice (a second tab): the first word stands
     report.status, report.resolution = "resolved", resolution

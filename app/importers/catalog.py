@@ -17,7 +17,6 @@ depth of its keys are bounded before it runs: every refusal comes in well under 
 
 import re
 import tomllib
-from collections.abc import Iterator
 from typing import Any
 
 from app.content.bundle import (
@@ -33,6 +32,7 @@ from app.importers.text import (
     deepest_line,
     first_line_with,
     line_at,
+    numbered,
     refuse_control_characters,
 )
 
@@ -43,10 +43,14 @@ MAX_KEY_PARTS = 16  # the format needs two (`questions."set/1"`)
 _KINDS = {"question_sets": "question_set", "questions": "question", "notes": "note"}
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
 _DOTTED = re.compile(rf"(?<![A-Za-z0-9_-])(?:[A-Za-z0-9_-]++[ \t]*+\.[ \t]*+){{{MAX_KEY_PARTS},}}")
-_HEADER = re.compile(
-    r"""^[ \t]*\[[ \t]*(\w+)[ \t]*\.[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([A-Za-z0-9_-]+))[ \t]*\]""",
-    re.MULTILINE,
+_KEY = r"""(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([A-Za-z0-9_-]+))"""
+_PATH = rf"{_KEY}(?:[ \t]*\.[ \t]*{_KEY})*"
+# A table header (`[questions."set/1"]`, `[[topics]]`) or a key being set (`"set/1" = {...}`,
+# `questions."set/1".topic = ...`), at the start of a line.
+_KEY_LINE = re.compile(
+    rf"^[ \t]*(?:\[\[?[ \t]*(?P<table>{_PATH})[ \t]*\]|(?P<key>{_PATH})[ \t]*=)", re.MULTILINE
 )
+_KEY_PART = re.compile(_KEY)
 _SLUG = re.compile(
     r"""^[ \t]*slug[ \t]*=[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)')""", re.MULTILINE
 )
@@ -116,31 +120,33 @@ def refuse_hostile_shapes(text: str, file: str) -> None:
 
 
 class _Lines:
-    """Where each table header and topic slug is defined, found in one pass over the text."""
+    """Where each table and topic slug is defined, found in one pass over the text."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.headers: dict[tuple[str, str], int] = {}
+        self.keys: dict[tuple[str, ...], int] = {}  # (table,) and (table, name): first line
         self.slugs: dict[str, int] = {}
-        for line, match in _matches(_HEADER, text):
-            self.headers.setdefault((match.group(1), _unquote(match.group(2, 3, 4))), line)
-        for line, match in _matches(_SLUG, text):
+        table: tuple[str, ...] = ()
+        for line, match in numbered(_KEY_LINE, text):
+            if match.group("table") is not None:
+                table = path = _path(match.group("table"))
+            else:
+                path = table + _path(match.group("key"))
+            self.keys.setdefault(path[:1], line)
+            self.keys.setdefault(path[:2], line)
+        for line, match in numbered(_SLUG, text):
             self.slugs.setdefault(_unquote(match.group(1, 2)), line)
 
     def header(self, table: str, ref: str) -> int:
-        return self.headers.get((table, ref)) or first_line_with(self.text, ref)
+        return self.keys.get((table, ref)) or self.keys.get((table,), 1)
 
     def slug(self, slug: str) -> int:
-        return self.slugs.get(slug) or first_line_with(self.text, f'"{slug}"')
+        return self.slugs.get(slug) or self.keys.get(("topics",), 1)
 
 
-def _matches(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, re.Match[str]]]:
-    """Yield each match with its line number, counting lines once."""
-    line, position = 1, 0
-    for match in pattern.finditer(text):
-        line += text.count("\n", position, match.start())
-        position = match.start()
-        yield line, match
+def _path(keys: str) -> tuple[str, ...]:
+    """The names of a dotted key: `questions."set/1"` is ("questions", "set/1")."""
+    return tuple(_unquote(part.groups()) for part in _KEY_PART.finditer(keys))
 
 
 def _unquote(groups: tuple[str | None, ...]) -> str:

@@ -18,7 +18,7 @@ from app.content.bundle import Bundle, ErratumData, Report
 from app.content.errata import KINDS, TEXT_MAX
 from app.importers.catalog import refuse_hostile_shapes
 from app.importers.errors import ImportRefused
-from app.importers.text import first_line_with, line_at, refuse_control_characters
+from app.importers.text import first_line_with, line_at, numbered, refuse_control_characters
 
 FORMAT = "studyhall.errata/1"
 _ENTRY = re.compile(r"^[ \t]*\[\[[ \t]*errata[ \t]*\]\]", re.MULTILINE)
@@ -51,7 +51,7 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         found = re.search(r"^[ \t]*errata\b", text, re.MULTILINE)
         line = line_at(text, found.start()) if found else 1
         raise ImportRefused(file, line, "errata must be [[errata]] tables")
-    lines = [line_at(text, match.start()) for match in _ENTRY.finditer(text)]
+    lines = [line for line, _ in numbered(_ENTRY, text)]
     bundle = Bundle(
         errata=[
             _erratum(entry, lines[n] if n < len(lines) else 1, file)

@@ -31,6 +31,7 @@ from app.importers.text import (
     deepest_line,
     first_line_with,
     line_at,
+    numbered,
     refuse_control_characters,
 )
 
@@ -282,10 +283,7 @@ _KEYED = re.compile(r'"(id|slug)"\s*:\s*("(?:[^"\\\n]|\\.)*")')
 def _key_lines(text: str) -> dict[tuple[str, str], int]:
     """Map each `"id"` and `"slug"` value to the line it first appears on, in one pass."""
     found: dict[tuple[str, str], int] = {}
-    line, position = 1, 0
-    for match in _KEYED.finditer(text):
-        line += text.count("\n", position, match.start())
-        position = match.start()
+    for line, match in numbered(_KEYED, text):
         try:
             value = json.loads(match.group(2))
         except json.JSONDecodeError:

@@ -1,6 +1,7 @@
-"""Text helpers shared by the importers: decoding and Markdown escaping."""
+"""Text helpers shared by the importers: decoding, line numbers and Markdown escaping."""
 
 import re
+from collections.abc import Iterator
 
 from app.importers.errors import ImportRefused
 
@@ -17,6 +18,19 @@ _ESCAPED_CONTROL = re.compile(r"(?<!\\)\\u00(?:0[0-8bcef]|1[0-9a-fA-F]|7[fF])")
 def line_at(text: str, index: int) -> int:
     """Return the line number (from 1) that the character at index is on."""
     return text.count("\n", 0, index) + 1
+
+
+def numbered(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """Yield each match of pattern in text with the line it starts on, counting lines once.
+
+    line_at() counts from the start of the text, so calling it for every entry of a file
+    reads the file once an entry: find many lines with this instead.
+    """
+    line, position = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        yield line, match
 
 
 def first_line_with(text: str, needle: str) -> int:

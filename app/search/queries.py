@@ -331,25 +331,29 @@ def fts5_query(terms: Sequence[Term]) -> str:
 
 
 class PostgresBackend(Backend):
+    """One table; words are found in its English document (stemmed, stop words dropped) and
+    prefixes in its words as written (`simple`), so `in*` finds "in", "int8" and "inference"."""
+
     page_sql = """
         SELECT s.id
-        FROM ({tsquery}) AS query (tsq) CROSS JOIN {index} AS s {join}
-        WHERE s.document @@ query.tsq AND {kind} {topic}
-        ORDER BY ts_rank(s.document, query.tsq) DESC, s.id
+        FROM ({tsquery}) AS query (words, prefixes, shown) CROSS JOIN {index} AS s {join}
+        WHERE {match} AND {kind} {topic}
+        ORDER BY {rank} DESC, s.id
         LIMIT :limit
     """
     count_sql = """
         SELECT count(*) FROM (
-            SELECT 1 FROM ({tsquery}) AS query (tsq) CROSS JOIN {index} AS s {join}
-            WHERE s.document @@ query.tsq AND {kind} {topic}
+            SELECT 1 FROM ({tsquery}) AS query (words, prefixes, shown)
+            CROSS JOIN {index} AS s {join}
+            WHERE {match} AND {kind} {topic}
             LIMIT :cap + 1
         ) AS found
     """
     highlight_sql = """
         SELECT s.id, {columns},
-               ts_headline('english', s.title, query.tsq, :title_options),
-               ts_headline('english', s.body, query.tsq, :body_options)
-        FROM ({tsquery}) AS query (tsq) CROSS JOIN {index} AS s {join}
+               ts_headline({config}, s.title, query.shown, :title_options),
+               ts_headline({config}, s.body, query.shown, :body_options)
+        FROM ({tsquery}) AS query (words, prefixes, shown) CROSS JOIN {index} AS s {join}
         WHERE s.id IN :rows
     """
     _title_options = f'StartSel="{START}", StopSel="{STOP}", HighlightAll=true'
@@ -368,9 +372,21 @@ class PostgresBackend(Backend):
         return "s.question_id" if kind == "question" else "s.section_id"
 
     def __init__(self, terms: Sequence[Term]) -> None:
-        self.page_sql = self.page_sql.replace("{tsquery}", tsquery_sql(terms))
-        self.count_sql = self.count_sql.replace("{tsquery}", tsquery_sql(terms))
-        self.highlight_sql = self.highlight_sql.replace("{tsquery}", tsquery_sql(terms))
+        found = [("s.document", "query.words")] if any(not t.prefix for t in terms) else []
+        if any(term.prefix for term in terms):
+            found.append(("s.words", "query.prefixes"))
+        parts = {
+            "{tsquery}": tsquery_sql(terms),
+            "{match}": " AND ".join(f"{column} @@ {query}" for column, query in found),
+            "{rank}": " + ".join(f"ts_rank({column}, {query})" for column, query in found),
+            # only prefixes: highlight the words as written ("in" is an English stop word)
+            "{config}": "'english'" if any(not t.prefix for t in terms) else "'simple'",
+        }
+        for name in ("page_sql", "count_sql", "highlight_sql"):
+            sql = getattr(self, name)
+            for placeholder, value in parts.items():
+                sql = sql.replace(placeholder, value)
+            setattr(self, name, sql)
 
     def params(self, terms: Sequence[Term]) -> dict[str, Any]:
         params: dict[str, Any] = {
@@ -391,14 +407,30 @@ def prefix_words(term: Term) -> list[str]:
 
 
 def tsquery_sql(terms: Sequence[Term]) -> str:
-    """The SELECT of one tsquery requiring every term (phrases; a prefix at a term's end)."""
-    parts = []
-    for n, term in enumerate(terms):
-        phrase = f"phraseto_tsquery('english', :term{n})"
-        if term.prefix:
-            phrase = f"tsquery_phrase({phrase}, to_tsquery('english', :prefix{n}))"
-        parts.append(phrase)
-    return "SELECT " + " && ".join(parts)
+    """The SELECT of three tsqueries requiring every term: the words (English), the prefixes
+    (`simple`: a phrase ending in a prefix), and both as the highlighting looks for them."""
+    words = [f"phraseto_tsquery('english', :term{n})" for n, t in enumerate(terms) if not t.prefix]
+    prefixes = [_prefix_phrase("simple", n, t) for n, t in enumerate(terms) if t.prefix]
+    # Highlighted English text has its words stemmed: a prefix is looked for both ways.
+    either = [
+        f"({_prefix_phrase('simple', n, t)} || {_prefix_phrase('english', n, t)})"
+        for n, t in enumerate(terms)
+        if t.prefix
+    ]
+    shown = words + (either if words else prefixes)
+    return "SELECT " + ", ".join(_all(parts) for parts in (words, prefixes, shown))
+
+
+def _prefix_phrase(config: str, n: int, term: Term) -> str:
+    """The tsquery of a prefix term: its words in a row, the last one a prefix."""
+    prefix = f"to_tsquery('{config}', :prefix{n})"
+    if len(prefix_words(term)) == 1:
+        return prefix
+    return f"tsquery_phrase(phraseto_tsquery('{config}', :term{n}), {prefix})"
+
+
+def _all(parts: list[str]) -> str:
+    return " && ".join(parts) if parts else "NULL::tsquery"
 
 
 def backend_for(session: Session, terms: Sequence[Term]) -> Backend:

@@ -95,7 +95,16 @@ def test_a_learner_reports_a_problem_with_a_note_section(seeded, user_client):
         ({"text": "bad"}, "text", "Say what is wrong in 5 to 1000 characters."),
         ({"text": "x" * 1001}, "text", "Say what is wrong in 5 to 1000 characters."),
         ({"text": "   \n  "}, "text", "Say what is wrong in 5 to 1000 characters."),
+        ({"text": "\u200b" * 10}, "text", "Say what is wrong in 5 to 1000 characters."),
+        ({"text": "\u200b \u2060 \ufeff \u200b"}, "text", "Say what is wrong in 5 to 1000"),
+        (
+            {"text": "Choice b is \u202ethe right one."},
+            "text",
+            "Remove the invisible character U+202E (RIGHT-TO-LEFT OVERRIDE) at character 13",
+        ),
+        ({"text": "A typo\u200bhere."}, "text", "Remove the invisible character U+200B"),
     ],
+    ids=["kind", "short", "long", "blank", "zero-width", "invisible", "bidi", "zero-width-inside"],
 )
 def test_bad_reports_are_shown_again_with_a_message(seeded, user_client, data, field, message):
     learner = user_client("leo")
@@ -197,12 +206,20 @@ def test_resolving_an_erratum_takes_it_off_the_content(seeded, user_client):
     assert reports(seeded)[0].resolved_by_id is not None
 
 
+def test_a_report_in_a_right_to_left_script_or_with_emoji_is_filed(seeded, user_client):
+    text = "התשובה שגויה\u200f (the answer is wrong) 👩\u200d💻"
+    response = report(user_client("leo"), question_id(seeded, "1"), text=text)
+    assert response.status_code == 303
+    assert reports(seeded)[-1].text == text
+
+
 def test_a_resolution_needs_a_note(seeded, user_client):
     author = user_client("ann", role="author")
     first = reports(seeded)[0].id
-    response = author.post(f"/author/reports/{first}/resolve", data={"resolution": "  "})
-    assert response.status_code == 422
-    assert "Say what was done" in response.text
+    for blank in ("  ", "\u200b\u200b"):
+        response = author.post(f"/author/reports/{first}/resolve", data={"resolution": blank})
+        assert response.status_code == 422
+        assert "Say what was done" in response.text
     assert reports(seeded)[0].status == "open"
 
 

@@ -188,24 +188,11 @@ def test_deep_nesting_is_refused_at_the_line_it_gets_too_deep():
     assert (error.line, "nested too deeply" in error.message) == (4, True), error
 
 
-@pytest.fixture
-def text_searches(monkeypatch) -> list[str]:
-    """Every search of the whole text for a line number (each one is a pass over the file)."""
-    searches: list[str] = []
-    real = catalog.first_line_with
-
-    def counted(text, needle):
-        searches.append(needle)
-        return real(text, needle)
-
-    monkeypatch.setattr(catalog, "first_line_with", counted)
-    return searches
-
-
 def test_a_bad_last_placement_is_located_without_searching_the_text(text_searches):
+    searches = text_searches(catalog)
     error = refusal(_placements(25_000, "topic = 3"), "cat.toml")
     assert (error.line, "topic must be a topic slug" in error.message) == (50_002, True), error
-    assert text_searches == []
+    assert searches == []
 
 
 def test_dotted_words_in_strings_and_comments_are_not_keys():
@@ -216,6 +203,35 @@ def test_dotted_words_in_strings_and_comments_are_not_keys():
 
 
 def test_a_large_catalog_is_read_in_one_pass(text_searches):
+    searches = text_searches(catalog)
     bundle, _ = catalog.parse(_placements(25_000), "c.toml")
     assert (len(bundle.placements), bundle.placements[-1].line) == (25_001, 50_002)
-    assert text_searches == []
+    assert searches == []
+
+
+@pytest.mark.parametrize(
+    ("table", "entry", "last_line"),
+    [
+        ("[questions]\n", "'set/{n}' = {{ topic = 'a' }}\n", 25_002),
+        ("", "questions.'set/{n}'.topic = 'a'\n", 25_001),
+        ("[questions]\n", "'set/{n}'.topic = 'a'\n", 25_002),
+    ],
+    ids=["inline-tables", "dotted-keys", "dotted-keys-in-a-table"],
+)
+def test_placements_not_in_tables_of_their_own_are_read_in_one_pass(
+    text_searches, table, entry, last_line
+):
+    searches = text_searches(catalog)
+    text = HEADER + table + "".join(entry.format(n=n) for n in range(25_000))
+    bundle, _ = catalog.parse(text, "c.toml")
+    lines = [(p.ref, p.line) for p in bundle.placements]
+    assert (lines[0], lines[-1]) == (("set/0", last_line - 24_999), ("set/24999", last_line))
+    assert searches == []
+
+
+def test_topics_in_an_inline_array_are_read_in_one_pass(text_searches):
+    searches = text_searches(catalog)
+    topics = ",\n".join(f"{{ slug = 't{n}', title = 'T' }}" for n in range(5_000))
+    bundle, _ = catalog.parse(HEADER + f"topics = [\n{topics}\n]\n", "c.toml")
+    assert {t.line for t in bundle.topics} == {2}
+    assert searches == []

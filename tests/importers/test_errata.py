@@ -3,6 +3,7 @@
 import pytest
 
 from app.content.errata import ProblemReport
+from app.importers import errata as errata_format
 from app.importers.errata import parse
 from app.importers.errors import ImportRefused
 from tests.factories import SEED_DIR, count_rows, import_file, load_seed
@@ -55,6 +56,22 @@ def test_bad_entries_are_refused_with_their_line(text, line, message):
     got_line, got_message = refusal(text)
     assert got_line == line
     assert message in got_message
+
+
+def test_90000_empty_entries_are_refused_without_reading_the_file_once_an_entry(text_searches):
+    searches = text_searches(errata_format)
+    text = HEAD + "[[errata]]\n" * 90_000
+    line, message = refusal(text)
+    assert (line, message) == (2, "kind is required and must be a string")
+    assert searches == []
+
+
+def test_a_bad_last_entry_of_many_is_refused_at_its_own_line(text_searches):
+    searches = text_searches(errata_format)
+    entry = '[[errata]]\ntarget = "s/1"\nkind = "typo"\ntext = "A slip."\n'
+    text = HEAD + entry * 15_000 + entry.replace("typo", "rant")
+    assert refusal(text) == (60_002, "kind must be one of wrong-answer, typo, outdated, other")
+    assert searches == []
 
 
 @pytest.mark.parametrize(

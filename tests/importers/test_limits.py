@@ -5,7 +5,7 @@ import json
 import pytest
 
 from app.importers.errors import ImportRefused
-from tests.factories import import_file, row_counts
+from tests.factories import exported, import_file, row_counts
 
 
 def _qa(title: str = "Set", number: str = "1", extra: str = "") -> bytes:
@@ -112,3 +112,68 @@ def test_a_repeated_link_target_counts_once(seeded):
     )
     report = import_file(seeded, catalog.encode(), "c.toml", 0.12)
     assert report.counts["explicit_links"] == 1
+
+
+def _page(stem: str) -> bytes:
+    return f"Set — Questions and Answers\nQuestion 1: {stem}\n- a (Correct answer)\n- b\n".encode()
+
+
+def _hidden(code: str, name: str, at: int) -> str:
+    return f"holds the invisible character U+{code} ({name}) at character {at}; such characters"
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "message"),
+    [
+        (
+            _page("Which \u202eevil?"),
+            2,
+            "question '1': the stem " + _hidden("202E", "RIGHT-TO-LEFT OVERRIDE", 7),
+        ),
+        (  # written as the escape \u200b: JSON's escapes are no way around it
+            _export(
+                choices=[{"text": "a", "correct": True}, {"text": "b\u200b", "correct": False}]
+            ),
+            11,
+            "question '1': the choice 2 " + _hidden("200B", "ZERO WIDTH SPACE", 2),
+        ),
+        (
+            _note("  1. Fine\n  2. Read \u2066this\u2069\n"),
+            3,
+            "note 'a-note': the text " + _hidden("2066", "LEFT-TO-RIGHT ISOLATE", 19),
+        ),
+        (
+            'format = "studyhall.catalog/1"\n[[topics]]\nslug = "a"\ntitle = "A\u200e"\n'.encode(),
+            3,
+            "topic 'a': the title " + _hidden("200E", "LEFT-TO-RIGHT MARK", 2),
+        ),
+        (
+            (
+                'format = "studyhall.errata/1"\n[[errata]]\ntarget = "s/1"\nkind = "typo"\n'
+                'text = "A slip\u200din it."\n'
+            ).encode(),
+            2,
+            "erratum on 's/1': the text " + _hidden("200D", "ZERO WIDTH JOINER", 7),
+        ),
+    ],
+    ids=["bidi-override", "zero-width-space-escaped", "isolate", "mark", "joiner"],
+)
+def test_invisible_characters_that_reorder_or_hide_text_are_refused(db, data, line, message):
+    before = row_counts(db)
+    with pytest.raises(ImportRefused) as refused:
+        import_file(db, data, "f.txt", 0.12)
+    assert (refused.value.file, refused.value.line) == ("f.txt", line)
+    assert message in refused.value.message
+    assert row_counts(db) == before
+
+
+def test_joiners_and_marks_that_belong_to_the_text_are_kept(db):
+    texts = [
+        "Which family? 👨\u200d👩\u200d👧 or ❤\ufe0f\u200d🔥",  # emoji sequences
+        "می\u200cخواهم",  # Persian: a joiner that keeps two letters apart
+        "क्\u200dष",  # Devanagari: a joiner that shapes a conjunct
+        "שלום\u200f (Hebrew) and INT8",  # a mark beside a right-to-left word
+    ]
+    choices = [{"text": text, "correct": n == 0} for n, text in enumerate(texts)]
+    import_file(db, _export(choices=choices), "f.json", 0.12)
+    assert [c["text"] for c in exported(db)["questions"][0]["choices"]] == texts

@@ -1,13 +1,16 @@
 """Search over the seed content and over content made for the test, on either database."""
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.search import terms
+from app.search.queries import TOTAL_CAP
 from app.search.service import search
 from app.search.terms import Term, marked_html, parse_query
-from tests.factories import a_note, a_question, a_set, load
+from tests.factories import SHIPPED_SEED_DIR, a_note, a_question, a_set, load, load_seed
 
 CALIBRATION_STEM = "algorithm is most suitable"
 
@@ -284,3 +287,62 @@ def test_the_driver_path_finds_what_sqlalchemy_finds(seeded, monkeypatch):
 )
 def test_a_prefix_needs_two_characters_or_it_is_a_word(query, term):
     assert parse_query(query) == (term,)
+
+
+def _words_starting_with(db, prefix: str) -> tuple[set[int], set[str]]:
+    """The questions and note sections with a word beginning with prefix, found in Python:
+    words are runs of letters and digits, as both indexes split them."""
+    from sqlalchemy import select
+
+    from app.content.models import Choice, Note, NoteSection, Question
+
+    def has(text: str) -> bool:
+        return any(word.startswith(prefix) for word in re.findall(r"[^\W_]+", text.lower()))
+
+    with db.session_scope() as session:
+        choices: dict[int, list[str]] = {}
+        for question_id, text in session.execute(select(Choice.question_id, Choice.text_md)):
+            choices.setdefault(question_id, []).append(text)
+        questions = {
+            q.id
+            for q in session.scalars(select(Question))
+            if has(" ".join([q.stem_md, *choices[q.id], q.explanation_md]))
+        }
+        sections = {
+            f"{slug}#{s.anchor}"
+            for s, slug in session.execute(select(NoteSection, Note.slug).join(Note))
+            if has(f"{s.heading} {s.body_md}")
+        }
+    return questions, sections
+
+
+def _hits(db, query: str) -> tuple[set[int], set[str]]:
+    results = find(db, query, limit=TOTAL_CAP)
+    assert results.question_total < TOTAL_CAP and results.note_total < TOTAL_CAP
+    return {q.id for q in results.questions}, {f"{n.note_slug}#{n.anchor}" for n in results.notes}
+
+
+def test_a_prefix_finds_every_word_it_begins_stop_words_too(db):
+    """`in*` finds "in", "into" and "inference" alike, on SQLite and on PostgreSQL: both find
+    what a plain reading of the words finds, so both find the same."""
+    load_seed(db, seed_dir=SHIPPED_SEED_DIR)
+    for prefix in ("in", "on", "at", "be", "do", "int8", "fp", "co"):
+        questions, sections = _words_starting_with(db, prefix)
+        assert questions and sections, prefix
+        assert _hits(db, f"{prefix}*") == (questions, sections), prefix
+
+
+def test_words_and_prefixes_together_find_what_each_finds(db):
+    load_seed(db, seed_dir=SHIPPED_SEED_DIR)
+    calibration, stop_words = _hits(db, "calibration"), _hits(db, "on*")
+    assert _hits(db, "calibrated") == calibration  # words are still stemmed
+    both = _hits(db, "calibration on*")
+    assert both == (calibration[0] & stop_words[0], calibration[1] & stop_words[1])
+    assert both[0] and both[1]
+
+
+def test_a_prefix_alone_is_highlighted_where_it_matches(db):
+    load(db, a_set(a_question("1", "Is it run in INT8 or into FP16?"), slug="marks"))
+    (hit,) = find(db, "in*").questions
+    assert "<mark>in</mark>" in hit.stem_html and "<mark>INT8</mark>" in hit.stem_html
+    assert "<mark>into</mark>" in hit.stem_html
