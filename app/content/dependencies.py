@@ -10,9 +10,9 @@ from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, NoteView, QuestionView
 from app.content.service import grade
 from app.web.dependencies import CacheDep
-from app.web.forms import whole_numbers
+from app.web.forms import INT32_MAX, whole_numbers
 
-QuestionId = Annotated[int, Path(ge=1, le=2_147_483_647, description="Question id")]
+QuestionId = Annotated[int, Path(ge=1, le=INT32_MAX, description="Question id")]
 Slug = Annotated[str, Path(min_length=1, max_length=120, pattern=r"^[a-z0-9-]+$")]
 PageNumber = Annotated[int, Query(ge=1, le=100_000, description="Page of the list, from 1")]
 

@@ -9,17 +9,12 @@ reaches SQL (PostgreSQL refuses it, SQLite does not).
 import re
 from typing import Annotated
 
-from fastapi import Form
 from pydantic import Field
-
-from app.web.limits import FieldText
 
 INT32_MAX = 2_147_483_647
 _WHOLE = re.compile(r"[0-9]{1,18}")  # [0-9], not \d: ASCII digits only
 _DECIMAL = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?")
 
-# A form field's text, control characters refused (multipart forms reach the route unread).
-FormText = Annotated[FieldText, Form()]
 # A row's id in an address or a JSON body: pydantic reads ASCII digits only; the bounds fit.
 RowId = Annotated[int, Field(ge=1, le=INT32_MAX)]
 
@@ -35,8 +30,13 @@ def whole_number(text: str | None, low: int = 0, high: int = INT32_MAX) -> int |
 
 def whole_numbers(values: list[str], low: int = 1, high: int = INT32_MAX) -> list[int] | None:
     """Read every value as a whole number from low to high, or None if one is not."""
-    numbers = [whole_number(value, low, high) for value in values]
-    return [number for number in numbers if number is not None] if None not in numbers else None
+    numbers = []
+    for value in values:
+        number = whole_number(value, low, high)
+        if number is None:
+            return None
+        numbers.append(number)
+    return numbers
 
 
 def decimal_number(text: str | None, low: float, high: float) -> float | None:
