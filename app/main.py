@@ -39,7 +39,7 @@ from app.search import routes as search_routes
 from app.web.cache import ContentCache
 from app.web.csrf import CrossOriginProtection
 from app.web.errors import install_error_handlers
-from app.web.headers import HeadAsGet, SecurityHeaders
+from app.web.headers import HeadAsGet, NoStore, SecurityHeaders
 from app.web.limits import InputGuard
 from app.web.logs import REQUEST_ID_HEADER
 from app.web.metrics import RequestMetrics, install_metrics
@@ -51,6 +51,8 @@ from app.web.templating import bind_routes
 log = logging.getLogger("studyhall")
 SEARCH_CACHE_ENTRIES = 512  # a search's results with their snippets: 5 to 20 KB
 SEARCH_CACHE_SECONDS = 60.0  # kept results are refreshed this often (when the cache is on)
+# Exams and attempts, as pages and in the API: one learner's questions, answers and results.
+NO_STORE_PATHS = ("/exams", "/attempts/", "/api/v1/exams", "/api/v1/attempts")
 
 
 def create_served_app() -> FastAPI:
@@ -114,6 +116,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)
     if security_headers:
         app.add_middleware(SecurityHeaders)
+    app.add_middleware(NoStore, prefixes=NO_STORE_PATHS)
     app.add_middleware(RequestMetrics)  # inside HeadAsGet: its copy of the scope gets the route
     app.add_middleware(HeadAsGet)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)

@@ -14,7 +14,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
 from app.content import queries as content_queries
-from app.content.dependencies import NoteDep, QuestionDep, chosen_ids, shown_grade
+from app.content.dependencies import (
+    CHOICES_IN_ADDRESS,
+    NoteDep,
+    QuestionDep,
+    chosen_ids,
+    shown_grade,
+)
 from app.content.routes import practice_page
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.progress import export
@@ -52,7 +58,7 @@ async def note(request: Request, view: NoteDep) -> HTMLResponse:
     return render_page(request, "pages/note.html", context, version=request.app.state.cache.version)
 
 
-@router.get("/questions/{question_id}", name="question")
+@router.get("/questions/{question_id}", name="question", openapi_extra=CHOICES_IN_ADDRESS)
 async def question(request: Request, view: QuestionDep) -> HTMLResponse:
     """Show a practice question, ready to answer, or graded when choices are in the address.
 

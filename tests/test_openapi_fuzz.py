@@ -1,9 +1,12 @@
 """Schemathesis over /openapi.json, served by `studyhall serve`: no server error, and every
 answer (status, content type, body) is the one the document describes.
 
-It runs where CI runs it, against PostgreSQL; anonymous and with a learner's API token.
+It runs where CI runs it, against PostgreSQL; anonymous and with a learner's API token, at
+least `CASES` test cases each (the count schemathesis reports is checked, so it cannot shrink
+unseen): 15,000 or more together.
 """
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +29,8 @@ CHECKS = ",".join(
     ]
 )
 
+CASES = 7_500  # each run's least; both together make 15,000
+EXAMPLES = "110"  # fuzzed cases an operation at most; the coverage phase adds its own
 pytestmark = pytest.mark.skipif(
     not PG_URL, reason="runs against PostgreSQL (set STUDYHALL_TEST_DATABASE_URL), as CI does"
 )
@@ -55,7 +60,7 @@ def test_every_answer_is_the_documented_one(api, who, tmp_path):
         "--phases",
         "examples,coverage,fuzzing",
         "--max-examples",
-        "5",
+        EXAMPLES,
         "--seed",
         "1",
         "--workers",
@@ -66,7 +71,10 @@ def test_every_answer_is_the_documented_one(api, who, tmp_path):
         *headers,
     ]
     done = subprocess.run(
-        command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=900, check=False
     )
     assert done.returncode == 0, done.stdout[-20_000:] + done.stderr[-5_000:]
     assert "Traceback" not in log.read_text()
+    cases = re.search(r"Test cases:\s+(\d+) generated", done.stdout)
+    assert cases is not None, done.stdout[-5_000:]
+    assert int(cases.group(1)) >= CASES, done.stdout[-5_000:]

@@ -27,6 +27,7 @@ from app.accounts.service import Viewer
 from app.config import Settings
 from app.db import utcnow
 from app.web.dependencies import DatabaseDep
+from app.web.forms import whole_number
 from app.web.limits import FieldText
 from app.web.templating import render
 
@@ -253,7 +254,7 @@ async def create_token(
 ) -> Response:
     """Create a personal API token, then show it once on the account page."""
     try:
-        lifetime = int(days) if days.isdigit() and len(days) < 5 else 0
+        lifetime = whole_number(days, 1, 9999) or 0
         _, token = await db.write(service.create_api_token, viewer, name, lifetime)
     except AccountError as exc:
         return await _account_error(request, db, viewer, exc, "token", "name")

@@ -22,13 +22,14 @@ from app.content.errata import KINDS, TEXT_MAX
 from app.content.service import decide_link
 from app.db import Database
 from app.web.dependencies import DatabaseDep
+from app.web.forms import INT32_MAX
 from app.web.limits import FieldText
 from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 FormText = Annotated[FieldText, Form()]
 Author = Annotated[Viewer, Depends(require_role("author"))]
-ItemId = Annotated[int, Path(ge=1, le=2_147_483_647)]
+ItemId = Annotated[int, Path(ge=1, le=INT32_MAX)]
 REPORT_PAGE = "content/report.html"
 
 

@@ -6,6 +6,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from app.content.read_models import NoteLink, ReferenceView
+from app.web.forms import RowId
 
 
 class _Out(BaseModel):
@@ -160,7 +161,9 @@ class QuestionOut(_Out):
 
 
 class CheckIn(BaseModel):
-    choice_ids: list[int] = Field(min_length=1, max_length=26, description="The chosen choice ids")
+    choice_ids: list[RowId] = Field(
+        min_length=1, max_length=26, description="The chosen choice ids"
+    )
 
 
 class CheckOut(BaseModel):

@@ -14,8 +14,9 @@ from app.accounts.dependencies import RequiredViewer
 from app.db import Database, utcnow
 from app.exams import queries, service
 from app.exams.read_models import AttemptHeader
+from app.web.forms import INT32_MAX
 
-AttemptId = Annotated[int, Path(ge=1, le=2_147_483_647, description="Attempt id")]
+AttemptId = Annotated[int, Path(ge=1, le=INT32_MAX, description="Attempt id")]
 Position = Annotated[int, Path(ge=1, le=1000, description="Question number in the attempt")]
 
 

@@ -26,12 +26,14 @@ from app.exams.dependencies import (
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, QuotaReached
 from app.exams.read_models import AttemptHeader, TakeView
 from app.web.dependencies import DatabaseDep
+from app.web.forms import decimal_number, whole_number, whole_numbers
 from app.web.limits import FieldText
 from app.web.metrics import EXAM_ANSWERS
 from app.web.templating import is_htmx, render, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
-ChoiceField = Annotated[list[str] | None, Form(max_length=26)]
+ChoiceField = Annotated[list[FieldText] | None, Form(max_length=26)]
+Checkbox = Annotated[FieldText | None, Form(max_length=5)]
 Go = Literal["next", "prev", "summary", "stay"]
 Admin = Annotated[Viewer, Depends(require_role("admin"))]
 Show = Annotated[Literal["all", "wrong", "flagged"], Query(description="Which questions")]
@@ -76,8 +78,8 @@ async def start_custom_exam(
     count: Annotated[FieldText, Form(max_length=10)] = "",
     minutes: Annotated[FieldText, Form(max_length=10)] = "",
     mode: Annotated[FieldText, Form(max_length=10)] = "exam",
-    only_wrong: Annotated[str | None, Form(max_length=5)] = None,
-    only_unseen: Annotated[str | None, Form(max_length=5)] = None,
+    only_wrong: Checkbox = None,
+    only_unseen: Checkbox = None,
 ) -> Response:
     """Build a custom exam from the learner's choices and start it."""
     form = {
@@ -113,9 +115,10 @@ async def start_custom_exam(
 
 
 def _number(value: str, field: str, message: str) -> int:
-    if not value.strip().isdigit() or len(value.strip()) > 6:
+    number = whole_number(value)
+    if number is None:
         raise InvalidExamSpec(field, message)
-    return int(value)
+    return number
 
 
 @router.post("/exams/{slug}/start", name="start_exam")
@@ -211,7 +214,7 @@ async def save_attempt_question(
     viewer: RequiredViewer,
     db: DatabaseDep,
     choice: ChoiceField = None,
-    flagged: Annotated[str | None, Form(max_length=5)] = None,
+    flagged: Checkbox = None,
     go: Annotated[Go, Form()] = "stay",
 ) -> Response:
     """Save a question's choices and flag, then go where the learner asked.
@@ -264,9 +267,10 @@ def _after_save(attempt: AttemptHeader, position: int, go: Go) -> RedirectRespon
 
 
 def _choice_ids(values: list[str]) -> list[int]:
-    if not all(value.isdigit() and len(value) < 10 for value in values):
+    ids = whole_numbers(values)
+    if ids is None:
         raise InvalidExamAnswer("That answer was not valid.")
-    return [int(value) for value in values]
+    return ids
 
 
 @router.get("/attempts/{attempt_id}/summary", name="attempt_summary")
@@ -314,12 +318,12 @@ async def set_allowance(
     request: Request,
     admin: Admin,
     db: DatabaseDep,
-    username: Annotated[str, Form(max_length=32)] = "",
-    multiplier: Annotated[str, Form(max_length=5)] = "",
+    username: Annotated[FieldText, Form(max_length=32)] = "",
+    multiplier: Annotated[FieldText, Form(max_length=5)] = "",
 ) -> Response:
     """Give a learner extra time on the timed exams they start from now on."""
     try:
-        factor = float(multiplier) if multiplier.replace(".", "", 1).isdigit() else 0.0
+        factor = decimal_number(multiplier, 1, 4) or 0.0
         await db.write(
             allowances.set_allowance,
             actor=admin,

@@ -1,11 +1,11 @@
 """JSON shapes of the exams API. Before submission none of them holds a right answer."""
 
 from datetime import datetime
-from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.content.schemas import ReferenceOut, TopicRefOut
+from app.web.forms import RowId
 
 
 class _Out(BaseModel):
@@ -77,11 +77,8 @@ class AttemptQuestionOut(_Out):
     feedback: FeedbackOut | None = Field(description="Practice mode only, once answered")
 
 
-ChoiceId = Annotated[int, Field(ge=1, le=2_147_483_647)]
-
-
 class AnswerIn(BaseModel):
-    choice_ids: list[ChoiceId] = Field(
+    choice_ids: list[RowId] = Field(
         max_length=26, description="The chosen choice ids; an empty list clears the answer"
     )
 

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, viewer_of
 from app.accounts.service import Viewer
 from app.content.dependencies import (
+    CHOICES_IN_ADDRESS,
     QuestionDep,
     Slug,
     chosen_ids,
@@ -25,14 +26,16 @@ from app.progress import queries, service
 from app.progress.dependencies import NowDep, now_of
 from app.progress.read_models import NoteStanding, ReviewStatus
 from app.web.dependencies import DatabaseDep
+from app.web.forms import whole_numbers
+from app.web.limits import FieldText
 from app.web.metrics import PRACTICE_ANSWERS
 from app.web.templating import is_htmx, render, url_for
 from app.web.timing import elapsed
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
-ChoiceField = Annotated[list[str] | None, Form(max_length=26)]
+ChoiceField = Annotated[list[FieldText] | None, Form(max_length=26)]
 # the time the question was shown (see app.web.timing); a bad one only goes unmeasured
-ShownField = Annotated[str | None, Form(max_length=40)]
+ShownField = Annotated[FieldText | None, Form(max_length=40)]
 REVIEW_PAGE = "progress/review.html"
 NOTE_READ = "progress/note_read.html"
 DASHBOARD = "progress/dashboard.html"
@@ -139,10 +142,10 @@ async def answer_question(
 
 
 def _choice_ids(values: list[str]) -> list[int]:
-    try:
-        return [int(value) for value in values]
-    except ValueError:
-        raise InvalidAnswer("That answer was not valid.") from None
+    ids = whole_numbers(values)
+    if ids is None:
+        raise InvalidAnswer("That answer was not valid.")
+    return ids
 
 
 async def learner_status(request: Request) -> ReviewStatus | None:
@@ -170,7 +173,7 @@ def _review_context(view: QuestionView, status: ReviewStatus) -> dict[str, Any]:
     return {"review": status, "answer_url": url_for("answer_review", question_id=view.id)}
 
 
-@router.get("/review/{question_id}", name="review_question")
+@router.get("/review/{question_id}", name="review_question", openapi_extra=CHOICES_IN_ADDRESS)
 async def review_question(
     request: Request, view: QuestionDep, viewer: RequiredViewer, db: DatabaseDep, now: NowDep
 ) -> HTMLResponse:

@@ -9,9 +9,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import AfterValidator
 
 from app.accounts.dependencies import RequiredViewer, load_viewer
-from app.content.dependencies import QuestionDep, chosen_ids, shown_grade
+from app.content.dependencies import CHOICES_IN_ADDRESS, QuestionDep, chosen_ids, shown_grade
 from app.content.errors import NotFound
 from app.content.read_models import QuestionView
 from app.content.routes import practice_page
@@ -19,10 +20,19 @@ from app.progress import study
 from app.progress.dependencies import LibraryDep, NowDep
 from app.progress.routes import ChoiceField, ShownField, answer
 from app.web.dependencies import DatabaseDep
+from app.web.forms import whole_numbers
 from app.web.templating import render, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 STUDY_PAGE = "progress/study.html"
+
+
+def _question_ids(plan: str) -> str:
+    if whole_numbers(plan.split(".")) is None:
+        raise ValueError("A study session's questions are named by their ids.")
+    return plan
+
+
 Plan = Annotated[
     str,
     Query(
@@ -30,6 +40,7 @@ Plan = Annotated[
         pattern=r"^[0-9]{1,10}(\.[0-9]{1,10}){0,19}$",
         description="The session's question ids, joined by dots (at most 20)",
     ),
+    AfterValidator(_question_ids),
 ]
 
 
@@ -44,7 +55,7 @@ class StudyStep:
 
 
 def _ids(plan: str) -> tuple[int, ...]:
-    return tuple(dict.fromkeys(int(part) for part in plan.split(".")))
+    return tuple(dict.fromkeys(whole_numbers(plan.split(".")) or ()))
 
 
 def _plan(ids: tuple[int, ...]) -> str:
@@ -94,7 +105,7 @@ async def study_done(
     return response
 
 
-@router.get("/study/{question_id:int}", name="study_question")
+@router.get("/study/{question_id:int}", name="study_question", openapi_extra=CHOICES_IN_ADDRESS)
 async def study_question(
     request: Request, view: QuestionDep, viewer: RequiredViewer, plan: Plan
 ) -> HTMLResponse:

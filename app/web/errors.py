@@ -141,11 +141,14 @@ async def _unhandled_error(request: Request, exc: Exception) -> Response:
     """Answer an error no other handler took, naming the request it failed.
 
     Starlette sends this page from its outermost layer, past the middleware that adds the
-    request id to every other response, so the page carries the id itself.
+    request id to every other response, so the page carries the id itself. It then raises
+    the error again, and the server drops the connection: the page says so, so a client
+    that sent more requests on it knows they went unanswered and sends them again.
     """
     response = await _server_error(request, exc)
     if request_id := correlation_id.get():
         response.headers[REQUEST_ID_HEADER] = request_id
+    response.headers["connection"] = "close"
     return response
 
 

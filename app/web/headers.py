@@ -52,3 +52,26 @@ class HeadAsGet:
             await send(message)
 
         await self.app({**scope, "method": "GET"}, receive, send_without_body)
+
+
+class NoStore:
+    """Tell browsers and proxies to keep no copy of what is answered under some paths (an
+    exam in progress, its result), whatever the route answered: a page, a redirect, an error.
+    """
+
+    def __init__(self, app: ASGIApp, prefixes: tuple[str, ...]) -> None:
+        self.app = app
+        self.prefixes = prefixes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(self.prefixes):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_no_store(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [h for h in message.get("headers", []) if h[0] != b"cache-control"]
+                message["headers"] = [*headers, (b"cache-control", b"no-store")]
+            await send(message)
+
+        await self.app(scope, receive, send_no_store)

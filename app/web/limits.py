@@ -10,6 +10,10 @@
   other bodies stream through to the route, so an upload is read only after its sender is
   known. Uploads (multipart) may be as large as
   STUDYHALL_MAX_UPLOAD_BYTES allows; every other body 1 MB.
+
+Each of these answers closes the connection (`Connection: close`): the server then stops
+reading, where it would otherwise read the rest of the body, however large its sender says
+it is, to keep the connection open for another request.
 """
 
 import re
@@ -27,6 +31,7 @@ HEADER_BYTES = 64_000  # the request line's address and all headers together
 MULTIPART_OVERHEAD = 64_000  # boundaries and part headers around an uploaded file
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+CLOSE = {"connection": "close"}  # what is left of the request is not read
 _BAD_INPUT = (
     "Some of that input holds control characters (such as NUL), which nothing here accepts."
 )
@@ -138,7 +143,7 @@ def _limited(receive: Receive, limit: int) -> Receive:
         if message["type"] == "http.request":
             size += len(message.get("body", b""))
             if size > limit:
-                raise HTTPException(413, _too_large(limit))
+                raise HTTPException(413, _too_large(limit), headers=CLOSE)
         return message
 
     return limited
@@ -165,4 +170,5 @@ async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, messa
     from app.web.errors import error_response
 
     response = await error_response(Request(scope), status, message)
+    response.headers.update(CLOSE)
     await response(scope, receive, send)

@@ -9,6 +9,8 @@ make their own review schedule worse, never see or change anyone else's.
 
 from datetime import datetime
 
+from app.web.forms import whole_number
+
 MAX_SECONDS = 600.0  # ten minutes: past this the learner was not answering all along
 
 
@@ -19,7 +21,8 @@ def stamp(now: datetime) -> str:
 
 def elapsed(shown: str | None, now: datetime) -> float | None:
     """Seconds between the stamp and now (at most `MAX_SECONDS`), or None for a bad stamp."""
-    if not shown or len(shown) > 16 or not shown.isdigit():
+    milliseconds = whole_number(shown, 0, 10**16)
+    if milliseconds is None:
         return None
-    seconds = now.timestamp() - int(shown) / 1000
+    seconds = now.timestamp() - milliseconds / 1000
     return None if seconds < 0 else min(seconds, MAX_SECONDS)

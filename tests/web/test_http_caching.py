@@ -2,10 +2,14 @@
 repeat visit that sends it back is answered 304 without rendering."""
 
 import pytest
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from app.config import Settings
+from app.exams import api as exam_api
+from app.exams import routes as exam_routes
 from app.main import create_app
+from tests.exams.conftest import EXAM
 from tests.factories import import_file, log_in, question_id
 
 QA = "Kept — Questions and Answers\nQuestion 1: {stem}\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
@@ -63,3 +67,23 @@ def test_logged_in_pages_carry_no_tag_and_are_always_rendered(cached, seeded, ma
 def test_pages_carry_no_tag_when_the_content_cache_is_off(client, seeded):
     page = client.get("/")
     assert page.status_code == 200 and "etag" not in page.headers
+
+
+def test_exam_pages_and_the_exams_api_are_never_stored(user_client, seeded):
+    """Every exam route (read from the routers, so a new one is checked too), a redirect and
+    an error among them, tells browsers and proxies to keep no copy."""
+    ann, stranger = user_client("ann"), user_client("bob")
+    started = ann.post(f"/exams/{EXAM}/start", follow_redirects=False)
+    attempt_id = started.headers["location"].split("/")[2]
+    values = {"attempt_id": attempt_id, "position": "1", "slug": EXAM}
+    answers = [started]
+    for route in [*exam_routes.router.routes, *exam_api.router.routes]:
+        assert isinstance(route, APIRoute)
+        if "GET" in route.methods:
+            path = route.path.format(**values)
+            answers += [ann.get(path, follow_redirects=False), stranger.get(path)]
+    answers.append(ann.post(f"/attempts/{attempt_id}/submit", follow_redirects=False))
+    answers.append(ann.get(f"/attempts/{attempt_id}/questions/1", follow_redirects=False))
+    assert {a.status_code for a in answers} >= {200, 303, 403, 404}
+    for answer in answers:
+        assert answer.headers["cache-control"] == "no-store", answer.url
