@@ -4,13 +4,14 @@ Services add and flush; the caller commits. Tokens are random; only their SHA-25
 """
 
 import hashlib
+import logging
 import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from sqlalchemy import bindparam, delete, or_, select, text, update
+from sqlalchemy import bindparam, delete, distinct, func, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -26,15 +27,16 @@ from app.accounts.errors import (
 from app.accounts.models import ROLES, ApiToken, RateLimitEvent, User, UserSession
 from app.accounts.passwords import check_new_password, hash_password, needs_rehash, verify_password
 from app.db import utcnow
+from app.web.metrics import LOGIN_ALARMS
 
 USERNAME = re.compile(r"^[a-z0-9][a-z0-9._-]{2,31}$")
 TOKEN_PREFIX = "shpat_"
-MAX_ACCOUNT_WAIT = timedelta(seconds=60)  # the longest failures elsewhere make an owner wait
 TOKEN_LIFETIMES = (30, 90, 365)  # days a new API token may live
 # Visits are written at most once a minute per session or token, in a short transaction of
 # their own: a write on every page would queue every reader behind SQLite's write lock.
 SEEN_REFRESH = timedelta(minutes=1)
 T = TypeVar("T")
+log = logging.getLogger("studyhall")
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,6 @@ def log_in_candidate(
     now = utcnow()
     for key, limit in _log_in_keys(username, address, policy).items():
         _count_limit(session, key, limit, policy.window, now)
-    _slowdown(session, _account_key(username), policy, now)
     user = _find_user(session, username)
     return Candidate(user.id, user.password_hash) if user is not None else None
 
@@ -232,9 +233,9 @@ def _log_in(
     """Log in, counting failures; the limits are checked again under the lock.
 
     An address that fails `per_account` times on one account waits out the window, and one
-    that fails `per_address` times on any accounts too. Failures from everywhere else only
-    slow the account down (doubling waits, at most `MAX_ACCOUNT_WAIT`), so strangers cannot
-    lock the owner out. `verified` None means: check the password here.
+    that fails `per_address` times on any accounts too. Nothing is limited per account
+    alone: failures from other addresses never keep the owner out (they raise an alarm for
+    admins instead). `verified` None means: check the password here.
     """
     now = utcnow()
     keys = _log_in_keys(username, address, policy)
@@ -242,12 +243,12 @@ def _log_in(
     _lock(session, *ordered, _account_key(username))
     for key in ordered:
         _count_limit(session, key, keys[key], policy.window, now)
-    _slowdown(session, _account_key(username), policy, now)
     user = _find_user(session, username)
     if not _password_right(user, password, verified) or user is None:
         for key in (*keys, _account_key(username)):
             session.add(RateLimitEvent(key=key, created_at=now))
         session.flush()
+        _sound_alarm(session, username, policy, now)
         raise InvalidCredentials()
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
@@ -272,27 +273,43 @@ def _account_key(username: str) -> str:
     return f"login-account:{username.strip().lower()[:64]}"
 
 
+def _pair_key(username: str, address: str) -> str:
+    return f"login-account-address:{username.strip().lower()[:64]}:{address}"
+
+
 def _log_in_keys(username: str, address: str, policy: Policy) -> dict[str, int]:
-    name = username.strip().lower()[:64]
     return {
-        f"login-account-address:{name}:{address}": policy.per_account,
+        _pair_key(username, address): policy.per_account,
         f"login-address:{address}": policy.per_address,
     }
 
 
-def _slowdown(session: Session, key: str, policy: Policy, now: datetime) -> None:
-    """Make attempts on an account wait longer after each failure past the limit."""
-    times = session.scalars(
-        select(RateLimitEvent.created_at)
-        .where(RateLimitEvent.key == key, RateLimitEvent.created_at > now - policy.window)
-        .order_by(RateLimitEvent.created_at.desc())
-    ).all()
-    extra = len(times) - policy.per_account
-    if extra < 0:
+def _sound_alarm(session: Session, username: str, policy: Policy, now: datetime) -> None:
+    """Warn admins each time an account's failures in the window reach another `per_address`.
+
+    One address can add at most `per_account` of them, so with the default limits the alarm
+    means at least four addresses are guessing one account's password.
+    """
+    since = now - policy.window
+    in_window = RateLimitEvent.created_at > since
+    account = _account_key(username)
+    failures = session.scalar(select(func.count()).where(RateLimitEvent.key == account, in_window))
+    if not failures or failures % policy.per_address:
         return
-    wait = min(timedelta(seconds=2**extra), MAX_ACCOUNT_WAIT)
-    if now < times[0] + wait:
-        raise RateLimited(int((times[0] + wait - now).total_seconds()) + 1)
+    pairs = _pair_key(username, "")
+    addresses = session.scalar(
+        select(func.count(distinct(RateLimitEvent.key))).where(
+            RateLimitEvent.key.startswith(pairs, autoescape=True), in_window
+        )
+    )
+    LOGIN_ALARMS.inc()
+    log.warning(
+        "log-in alarm: %d failed log-ins on account %r from %d addresses in the last %d minutes",
+        failures,
+        account.removeprefix("login-account:"),
+        addresses,
+        policy.window.total_seconds() // 60,
+    )
 
 
 def _check_limit(session: Session, key: str, limit: int, window: timedelta, now: datetime) -> None:
