@@ -24,7 +24,16 @@ from app.accounts.errors import (
     SignupClosed,
     UserNotFound,
 )
-from app.accounts.models import ROLES, ApiToken, RateLimitEvent, User, UserSession
+from app.accounts.models import (
+    ROLE_SCOPES,
+    ROLES,
+    SCOPE_ROLES,
+    SCOPES,
+    ApiToken,
+    RateLimitEvent,
+    User,
+    UserSession,
+)
 from app.accounts.passwords import check_new_password, hash_password, needs_rehash, verify_password
 from app.db import utcnow
 from app.web.metrics import LOGIN_ALARMS
@@ -46,9 +55,17 @@ class Viewer:
     id: int
     username: str
     role: str
+    scope: str | None = None  # an API token's; None for a browser session
+
+    @property
+    def acting_role(self) -> str:
+        """The role this request acts with: an API token's scope caps its owner's role."""
+        if self.scope is None:
+            return self.role
+        return min(self.role, SCOPE_ROLES[self.scope], key=ROLES.index)
 
     def may(self, *roles: str) -> bool:
-        return self.role == "admin" or self.role in roles
+        return self.acting_role == "admin" or self.acting_role in roles
 
 
 @dataclass(frozen=True)
@@ -412,6 +429,17 @@ def end_session(session: Session, token: str) -> None:
     session.execute(delete(UserSession).where(UserSession.token_hash == hash_token(token)))
 
 
+def by_session(actor: Viewer) -> None:
+    """Refuse an API token: what guards the account itself needs a browser session."""
+    if actor.scope is not None:
+        raise PermissionDenied("An API token cannot do that; log in with your browser.")
+
+
+def scopes_for(role: str) -> tuple[str, ...]:
+    """The scopes a token of someone with role may have: up to the role's own."""
+    return SCOPES[: SCOPES.index(ROLE_SCOPES[role]) + 1]
+
+
 def get_user(session: Session, user_id: int) -> User:
     user = session.get(User, user_id)
     if user is None:
@@ -424,6 +452,7 @@ def change_password(session: Session, actor: Viewer, current: str, new: str) -> 
 
     A stolen password or token stops working; the caller opens a fresh session.
     """
+    by_session(actor)
     user = get_user(session, actor.id)
     if not verify_password(user.password_hash, current):
         raise InvalidInput("current_password", "Your current password is not right.")
@@ -448,6 +477,7 @@ def change_password_and_start(
 
 def delete_account(session: Session, actor: Viewer, password: str) -> None:
     """Delete the user and, through cascades, everything that is theirs."""
+    by_session(actor)
     user = get_user(session, actor.id)
     if not verify_password(user.password_hash, password):
         raise InvalidInput("password", "That password is not right; your account was not deleted.")
@@ -462,8 +492,10 @@ def list_users(session: Session) -> list[User]:
 
 def set_role(session: Session, actor: Viewer | None, username: str, role: str) -> User:
     """Change a user's role; only admins may (actor None is the server's own command line)."""
-    if actor is not None and not actor.may("admin"):
-        raise PermissionDenied()
+    if actor is not None:
+        by_session(actor)
+        if not actor.may("admin"):
+            raise PermissionDenied()
     _known_role(role)
     user = _find_user(session, username)
     if user is None:
@@ -480,15 +512,19 @@ def _admin_count(session: Session) -> int:
 
 
 def create_api_token(
-    session: Session, actor: Viewer, name: str, days: int = 90
+    session: Session, actor: Viewer, name: str, days: int = 90, scope: str = "read"
 ) -> tuple[ApiToken, str]:
-    """Create a personal API token that expires after days; the token is returned only once."""
+    """Create a personal API token with a scope, expiring after days (the actor's session
+    only); the token is returned only once."""
+    by_session(actor)
     label = " ".join(name.split())
     errors = {}
     if not 1 <= len(label) <= 60:
         errors["name"] = "Give the token a name of 1 to 60 characters."
     if days not in TOKEN_LIFETIMES:
         errors["days"] = f"Choose a lifetime of {', '.join(map(str, TOKEN_LIFETIMES))} days."
+    if scope not in scopes_for(actor.role):
+        errors["scope"] = f"Choose a scope your role allows: {', '.join(scopes_for(actor.role))}."
     if errors:
         raise InvalidInput.of(errors)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -498,6 +534,7 @@ def create_api_token(
         name=label,
         token_hash=hash_token(token),
         hint=token[-4:],
+        scope=scope,
         expires_at=expires,
     )
     session.add(row)
@@ -538,7 +575,7 @@ def find_owned(session: Session, model: type[T], item_id: int, user_id: int) -> 
 
 
 _TOKEN_VIEWER = (
-    select(ApiToken.last_used_at, User.id, User.username, User.role)
+    select(ApiToken.last_used_at, ApiToken.scope, User.id, User.username, User.role)
     .join(User, ApiToken.user_id == User.id)
     .where(
         ApiToken.token_hash == bindparam("token_hash"),
@@ -557,7 +594,7 @@ def token_viewer(session: Session, token: str) -> tuple[Viewer | None, bool]:
         return None, False
     last_used = row.last_used_at
     stale = last_used is None or last_used <= now - SEEN_REFRESH
-    return Viewer(row.id, row.username, row.role), stale
+    return Viewer(row.id, row.username, row.role, row.scope), stale
 
 
 def touch_token(session: Session, token: str) -> None:

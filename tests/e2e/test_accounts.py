@@ -261,7 +261,7 @@ def test_api_token_works_until_revoked(
 
     me = api.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
     assert me.status == 200, me.text()
-    assert me.json() == {"username": account.username, "role": "learner"}
+    assert me.json() == {"username": account.username, "role": "learner", "scope": "read"}
 
     page.goto("/account")
     expect(row).to_have_count(1)
