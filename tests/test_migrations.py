@@ -71,6 +71,28 @@ def test_tokens_made_before_expiry_existed_expire_90_days_after_creation(empty_u
         engine.dispose()
 
 
+def test_tokens_made_before_scopes_existed_get_their_owners_roles_scope(empty_url):
+    upgrade(empty_url, "0018")
+    stamp = "'2026-01-01 00:00:00+00:00'"
+    rows = []
+    for n, role in enumerate(("learner", "author", "admin"), start=1):
+        rows += [
+            "INSERT INTO user_account (id, username, password_hash, role, created_at) "
+            f"VALUES ({n}, '{role}', 'x', '{role}', {stamp})",
+            "INSERT INTO api_token (id, user_id, name, token_hash, hint, created_at, expires_at) "
+            f"VALUES ({n}, {n}, 'old', 'h{n}', 'abcd', {stamp}, {stamp})",
+        ]
+    _run(empty_url, *rows)
+    upgrade(empty_url)
+    engine = create_engine(empty_url)
+    try:
+        with engine.connect() as conn:
+            scopes = conn.execute(text("SELECT id, scope FROM api_token ORDER BY id")).all()
+    finally:
+        engine.dispose()
+    assert [tuple(row) for row in scopes] == [(1, "practise"), (2, "author"), (3, "admin")]
+
+
 def _run(url: str, *statements: str) -> None:
     """Run statements in one transaction."""
     engine = create_engine(url)

@@ -41,7 +41,7 @@ def api(seeded, make_user, db_url: str, tmp_path: Path):  # type: ignore[no-unty
     """The seeded site served for real, and a learner's API token."""
     user = make_user("learner")
     with seeded.session_scope(write=True) as session:
-        _, token = create_api_token(session, viewer(user), "schemathesis")
+        _, token = create_api_token(session, viewer(user), "schemathesis", scope="practise")
     log = tmp_path / "server.log"
     with serving(server_env(db_url), log) as url:
         yield url, token, log

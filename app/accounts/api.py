@@ -17,5 +17,5 @@ router = APIRouter(
 
 @router.get("/me", response_model=ViewerOut)
 async def me(viewer: RequiredViewer) -> dict[str, Any]:
-    """Tell who the request is authenticated as."""
-    return {"username": viewer.username, "role": viewer.role}
+    """Tell who the request is authenticated as, and an API token's scope (null for a session)."""
+    return {"username": viewer.username, "role": viewer.role, "scope": viewer.scope}

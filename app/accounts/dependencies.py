@@ -1,19 +1,23 @@
-"""Who is asking: the session cookie or an API token, checked once per request."""
+"""Who is asking: the session cookie, or an API token on the API, checked once per request."""
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Path, Request
 
 from app.accounts import service
 from app.accounts.errors import NotAuthenticated, PermissionDenied
+from app.accounts.models import ROLE_SCOPES, SCOPES
 from app.accounts.service import Policy, Viewer
 from app.config import Settings
 from app.db import Database
 from app.errors import NotFound
+from app.web.csrf import SAFE_METHODS
 from app.web.dependencies import DatabaseDep
+from app.web.errors import wants_json
 
 T = TypeVar("T")
 
@@ -71,8 +75,10 @@ class AddressTurns:
 async def load_viewer(request: Request) -> Viewer | None:
     """Return the logged-in person, if any; guests cost no database query.
 
-    A credential is looked up by key in a brief read; the visit is written at most once a
-    minute, in a short transaction of its own.
+    A browser's session cookie counts everywhere; an API token only on the JSON API (and
+    /metrics), within its scope: a read token may only read, and `Viewer.may` caps its
+    owner's role at the scope's. A credential is looked up by key in a brief read; the visit
+    is written at most once a minute, in a short transaction of its own.
     """
     if hasattr(request.state, "viewer"):
         return request.state.viewer
@@ -80,13 +86,18 @@ async def load_viewer(request: Request) -> Viewer | None:
     db: Database = request.app.state.db
     viewer = None
     auth = request.headers.get("authorization", "")
-    if auth.lower().startswith("bearer "):
+    if auth.lower().startswith("bearer ") and wants_json(request):  # pages ignore tokens
         bearer = auth[7:].strip()
         viewer, stale = await db.read(service.token_viewer, bearer)
         if viewer is None:
             raise NotAuthenticated("That API token is not valid or was revoked.")
         if stale:
             await db.write(service.touch_token, bearer)
+        if viewer.scope == "read" and request.method not in SAFE_METHODS:
+            raise PermissionDenied(
+                "This API token's scope is read: it may only read. Make a token with the "
+                "practise scope on your account page to answer questions and sit exams."
+            )
     elif token := request.cookies.get(cookie_name(settings)):
         viewer, stale = await db.read(service.session_viewer, token, policy(settings))
         if stale:
@@ -118,9 +129,14 @@ def require_role(*roles: str) -> Callable[..., Any]:
     """Build a dependency that lets only the given roles (and admins) through."""
 
     async def dependency(viewer: RequiredViewer) -> Viewer:
-        if not viewer.may(*roles):
-            raise PermissionDenied()
-        return viewer
+        if viewer.may(*roles):
+            return viewer
+        if replace(viewer, scope=None).may(*roles):  # the owner may, the token's scope not
+            needed = min((ROLE_SCOPES[role] for role in roles), key=SCOPES.index)
+            raise PermissionDenied(
+                f"This API token's scope is {viewer.scope}; that needs the {needed} scope."
+            )
+        raise PermissionDenied()
 
     return dependency
 

@@ -8,6 +8,11 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.db import Base, UTCDateTime, utcnow
 
 ROLES = ("learner", "author", "admin")
+# What an API token may do, each scope all that the ones before it may: read (GET), practise
+# (also a learner's answers and exams), author, admin. Never more than the owner's role.
+SCOPES = ("read", "practise", "author", "admin")
+ROLE_SCOPES = {"learner": "practise", "author": "author", "admin": "admin"}
+SCOPE_ROLES = {"read": "learner", "practise": "learner", "author": "author", "admin": "admin"}
 
 
 class User(Base):
@@ -36,6 +41,9 @@ class UserSession(Base):
 
 class ApiToken(Base):
     __tablename__ = "api_token"
+    __table_args__ = (
+        CheckConstraint("scope IN ('read', 'practise', 'author', 'admin')", name="scope"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(
@@ -44,6 +52,7 @@ class ApiToken(Base):
     name: Mapped[str] = mapped_column(String(60))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     hint: Mapped[str] = mapped_column(String(12))
+    scope: Mapped[str] = mapped_column(String(10))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)

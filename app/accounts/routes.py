@@ -170,11 +170,13 @@ async def logout(request: Request, db: DatabaseDep) -> Response:
 
 
 def _account_page(
-    request: Request, tokens: list[ApiToken], status_code: int = 200, **extra: Any
+    request: Request, viewer: Viewer, tokens: list[ApiToken], status_code: int = 200, **extra: Any
 ) -> HTMLResponse:
     context = {
         "tokens": tokens,
         "token_lifetimes": service.TOKEN_LIFETIMES,
+        "token_scopes": service.scopes_for(viewer.role),
+        "token_scope": "read",
         "now": utcnow(),
         **extra,
     }
@@ -182,12 +184,25 @@ def _account_page(
 
 
 async def _account_error(
-    request: Request, db: DatabaseDep, viewer: Viewer, exc: AccountError, form: str, field: str
+    request: Request,
+    db: DatabaseDep,
+    viewer: Viewer,
+    exc: AccountError,
+    form: str,
+    field: str,
+    **extra: Any,
 ) -> HTMLResponse:
     """Show the account page (the change rolled back) with the error beside the form's field."""
     tokens = await db.read(service.list_api_tokens, viewer)
     return _account_page(
-        request, tokens, exc.status_code, error=exc.message, error_field=field, form=form
+        request,
+        viewer,
+        tokens,
+        exc.status_code,
+        error=exc.message,
+        error_field=field,
+        form=form,
+        **extra,
     )
 
 
@@ -201,7 +216,7 @@ async def account(request: Request, viewer: RequiredViewer, db: DatabaseDep) -> 
     new_token = request.cookies.get(NEW_TOKEN_COOKIE, "")
     new = service.fresh_api_token(tokens, new_token)
     extra: dict[str, Any] = {"new_token": new_token, "new_token_name": new.name} if new else {}
-    response = _account_page(request, tokens, **extra)
+    response = _account_page(request, viewer, tokens, **extra)
     if NEW_TOKEN_COOKIE in request.cookies:
         response.delete_cookie(NEW_TOKEN_COOKIE, path="/account", httponly=True)
     response.headers["cache-control"] = "no-store"
@@ -251,13 +266,17 @@ async def create_token(
     db: DatabaseDep,
     name: FormText = "",
     days: FormText = "90",
+    scope: FormText = "read",
 ) -> Response:
-    """Create a personal API token, then show it once on the account page."""
+    """Create a personal API token with the scope chosen, then show it once on the account page."""
     try:
         lifetime = whole_number(days, 1, 9999) or 0
-        _, token = await db.write(service.create_api_token, viewer, name, lifetime)
+        _, token = await db.write(service.create_api_token, viewer, name, lifetime, scope)
     except AccountError as exc:
-        return await _account_error(request, db, viewer, exc, "token", "name")
+        field = "scope" if getattr(exc, "field", None) == "scope" else "name"
+        return await _account_error(
+            request, db, viewer, exc, "token", field, token_scope=scope[:10]
+        )
     response = RedirectResponse("/account", status_code=303)  # the page shows the token
     _cookie(
         request, response, NEW_TOKEN_COOKIE, token, max_age=120, path="/account", samesite="strict"

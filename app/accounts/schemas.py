@@ -6,3 +6,4 @@ from pydantic import BaseModel
 class ViewerOut(BaseModel):
     username: str
     role: str
+    scope: str | None

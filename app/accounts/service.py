@@ -4,13 +4,14 @@ Services add and flush; the caller commits. Tokens are random; only their SHA-25
 """
 
 import hashlib
+import logging
 import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from sqlalchemy import bindparam, delete, or_, select, text, update
+from sqlalchemy import bindparam, delete, distinct, func, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -23,18 +24,28 @@ from app.accounts.errors import (
     SignupClosed,
     UserNotFound,
 )
-from app.accounts.models import ROLES, ApiToken, RateLimitEvent, User, UserSession
+from app.accounts.models import (
+    ROLE_SCOPES,
+    ROLES,
+    SCOPE_ROLES,
+    SCOPES,
+    ApiToken,
+    RateLimitEvent,
+    User,
+    UserSession,
+)
 from app.accounts.passwords import check_new_password, hash_password, needs_rehash, verify_password
 from app.db import utcnow
+from app.web.metrics import LOGIN_ALARMS
 
 USERNAME = re.compile(r"^[a-z0-9][a-z0-9._-]{2,31}$")
 TOKEN_PREFIX = "shpat_"
-MAX_ACCOUNT_WAIT = timedelta(seconds=60)  # the longest failures elsewhere make an owner wait
 TOKEN_LIFETIMES = (30, 90, 365)  # days a new API token may live
 # Visits are written at most once a minute per session or token, in a short transaction of
 # their own: a write on every page would queue every reader behind SQLite's write lock.
 SEEN_REFRESH = timedelta(minutes=1)
 T = TypeVar("T")
+log = logging.getLogger("studyhall")
 
 
 @dataclass(frozen=True)
@@ -44,9 +55,17 @@ class Viewer:
     id: int
     username: str
     role: str
+    scope: str | None = None  # an API token's; None for a browser session
+
+    @property
+    def acting_role(self) -> str:
+        """The role this request acts with: an API token's scope caps its owner's role."""
+        if self.scope is None:
+            return self.role
+        return min(self.role, SCOPE_ROLES[self.scope], key=ROLES.index)
 
     def may(self, *roles: str) -> bool:
-        return self.role == "admin" or self.role in roles
+        return self.acting_role == "admin" or self.acting_role in roles
 
 
 @dataclass(frozen=True)
@@ -184,7 +203,6 @@ def log_in_candidate(
     now = utcnow()
     for key, limit in _log_in_keys(username, address, policy).items():
         _count_limit(session, key, limit, policy.window, now)
-    _slowdown(session, _account_key(username), policy, now)
     user = _find_user(session, username)
     return Candidate(user.id, user.password_hash) if user is not None else None
 
@@ -232,9 +250,9 @@ def _log_in(
     """Log in, counting failures; the limits are checked again under the lock.
 
     An address that fails `per_account` times on one account waits out the window, and one
-    that fails `per_address` times on any accounts too. Failures from everywhere else only
-    slow the account down (doubling waits, at most `MAX_ACCOUNT_WAIT`), so strangers cannot
-    lock the owner out. `verified` None means: check the password here.
+    that fails `per_address` times on any accounts too. Nothing is limited per account
+    alone: failures from other addresses never keep the owner out (they raise an alarm for
+    admins instead). `verified` None means: check the password here.
     """
     now = utcnow()
     keys = _log_in_keys(username, address, policy)
@@ -242,12 +260,12 @@ def _log_in(
     _lock(session, *ordered, _account_key(username))
     for key in ordered:
         _count_limit(session, key, keys[key], policy.window, now)
-    _slowdown(session, _account_key(username), policy, now)
     user = _find_user(session, username)
     if not _password_right(user, password, verified) or user is None:
         for key in (*keys, _account_key(username)):
             session.add(RateLimitEvent(key=key, created_at=now))
         session.flush()
+        _sound_alarm(session, username, policy, now)
         raise InvalidCredentials()
     if needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
@@ -272,27 +290,43 @@ def _account_key(username: str) -> str:
     return f"login-account:{username.strip().lower()[:64]}"
 
 
+def _pair_key(username: str, address: str) -> str:
+    return f"login-account-address:{username.strip().lower()[:64]}:{address}"
+
+
 def _log_in_keys(username: str, address: str, policy: Policy) -> dict[str, int]:
-    name = username.strip().lower()[:64]
     return {
-        f"login-account-address:{name}:{address}": policy.per_account,
+        _pair_key(username, address): policy.per_account,
         f"login-address:{address}": policy.per_address,
     }
 
 
-def _slowdown(session: Session, key: str, policy: Policy, now: datetime) -> None:
-    """Make attempts on an account wait longer after each failure past the limit."""
-    times = session.scalars(
-        select(RateLimitEvent.created_at)
-        .where(RateLimitEvent.key == key, RateLimitEvent.created_at > now - policy.window)
-        .order_by(RateLimitEvent.created_at.desc())
-    ).all()
-    extra = len(times) - policy.per_account
-    if extra < 0:
+def _sound_alarm(session: Session, username: str, policy: Policy, now: datetime) -> None:
+    """Warn admins each time an account's failures in the window reach another `per_address`.
+
+    One address can add at most `per_account` of them, so with the default limits the alarm
+    means at least four addresses are guessing one account's password.
+    """
+    since = now - policy.window
+    in_window = RateLimitEvent.created_at > since
+    account = _account_key(username)
+    failures = session.scalar(select(func.count()).where(RateLimitEvent.key == account, in_window))
+    if not failures or failures % policy.per_address:
         return
-    wait = min(timedelta(seconds=2**extra), MAX_ACCOUNT_WAIT)
-    if now < times[0] + wait:
-        raise RateLimited(int((times[0] + wait - now).total_seconds()) + 1)
+    pairs = _pair_key(username, "")
+    addresses = session.scalar(
+        select(func.count(distinct(RateLimitEvent.key))).where(
+            RateLimitEvent.key.startswith(pairs, autoescape=True), in_window
+        )
+    )
+    LOGIN_ALARMS.inc()
+    log.warning(
+        "log-in alarm: %d failed log-ins on account %r from %d addresses in the last %d minutes",
+        failures,
+        account.removeprefix("login-account:"),
+        addresses,
+        policy.window.total_seconds() // 60,
+    )
 
 
 def _check_limit(session: Session, key: str, limit: int, window: timedelta, now: datetime) -> None:
@@ -395,6 +429,17 @@ def end_session(session: Session, token: str) -> None:
     session.execute(delete(UserSession).where(UserSession.token_hash == hash_token(token)))
 
 
+def by_session(actor: Viewer) -> None:
+    """Refuse an API token: what guards the account itself needs a browser session."""
+    if actor.scope is not None:
+        raise PermissionDenied("An API token cannot do that; log in with your browser.")
+
+
+def scopes_for(role: str) -> tuple[str, ...]:
+    """The scopes a token of someone with role may have: up to the role's own."""
+    return SCOPES[: SCOPES.index(ROLE_SCOPES[role]) + 1]
+
+
 def get_user(session: Session, user_id: int) -> User:
     user = session.get(User, user_id)
     if user is None:
@@ -407,6 +452,7 @@ def change_password(session: Session, actor: Viewer, current: str, new: str) -> 
 
     A stolen password or token stops working; the caller opens a fresh session.
     """
+    by_session(actor)
     user = get_user(session, actor.id)
     if not verify_password(user.password_hash, current):
         raise InvalidInput("current_password", "Your current password is not right.")
@@ -431,6 +477,7 @@ def change_password_and_start(
 
 def delete_account(session: Session, actor: Viewer, password: str) -> None:
     """Delete the user and, through cascades, everything that is theirs."""
+    by_session(actor)
     user = get_user(session, actor.id)
     if not verify_password(user.password_hash, password):
         raise InvalidInput("password", "That password is not right; your account was not deleted.")
@@ -445,8 +492,10 @@ def list_users(session: Session) -> list[User]:
 
 def set_role(session: Session, actor: Viewer | None, username: str, role: str) -> User:
     """Change a user's role; only admins may (actor None is the server's own command line)."""
-    if actor is not None and not actor.may("admin"):
-        raise PermissionDenied()
+    if actor is not None:
+        by_session(actor)
+        if not actor.may("admin"):
+            raise PermissionDenied()
     _known_role(role)
     user = _find_user(session, username)
     if user is None:
@@ -463,15 +512,19 @@ def _admin_count(session: Session) -> int:
 
 
 def create_api_token(
-    session: Session, actor: Viewer, name: str, days: int = 90
+    session: Session, actor: Viewer, name: str, days: int = 90, scope: str = "read"
 ) -> tuple[ApiToken, str]:
-    """Create a personal API token that expires after days; the token is returned only once."""
+    """Create a personal API token with a scope, expiring after days (the actor's session
+    only); the token is returned only once."""
+    by_session(actor)
     label = " ".join(name.split())
     errors = {}
     if not 1 <= len(label) <= 60:
         errors["name"] = "Give the token a name of 1 to 60 characters."
     if days not in TOKEN_LIFETIMES:
         errors["days"] = f"Choose a lifetime of {', '.join(map(str, TOKEN_LIFETIMES))} days."
+    if scope not in scopes_for(actor.role):
+        errors["scope"] = f"Choose a scope your role allows: {', '.join(scopes_for(actor.role))}."
     if errors:
         raise InvalidInput.of(errors)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -481,6 +534,7 @@ def create_api_token(
         name=label,
         token_hash=hash_token(token),
         hint=token[-4:],
+        scope=scope,
         expires_at=expires,
     )
     session.add(row)
@@ -521,7 +575,7 @@ def find_owned(session: Session, model: type[T], item_id: int, user_id: int) -> 
 
 
 _TOKEN_VIEWER = (
-    select(ApiToken.last_used_at, User.id, User.username, User.role)
+    select(ApiToken.last_used_at, ApiToken.scope, User.id, User.username, User.role)
     .join(User, ApiToken.user_id == User.id)
     .where(
         ApiToken.token_hash == bindparam("token_hash"),
@@ -540,7 +594,7 @@ def token_viewer(session: Session, token: str) -> tuple[Viewer | None, bool]:
         return None, False
     last_used = row.last_used_at
     stale = last_used is None or last_used <= now - SEEN_REFRESH
-    return Viewer(row.id, row.username, row.role), stale
+    return Viewer(row.id, row.username, row.role, row.scope), stale
 
 
 def touch_token(session: Session, token: str) -> None:

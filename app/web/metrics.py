@@ -54,6 +54,10 @@ DATABASE_ERRORS = Counter(
     "Database errors answered with an error page, by exception class.",
     ["kind"],
 )
+LOGIN_ALARMS = Counter(
+    "studyhall_login_alarms",
+    "Accounts whose failed log-ins from several addresses reached the alarm (see the log).",
+)
 OPEN_ATTEMPTS = "studyhall_open_attempts"
 # Children made up front: each series is exported from 0, so rates start at the first scrape.
 PRACTICE_ANSWERS = ANSWERS_SAVED.labels(source="practice")

@@ -2,13 +2,16 @@
 
 FastAPI documents every route as JSON with its validation error. Pages answer HTML (or a
 redirect), and every route may meet the refusals made before it runs: a body too large,
-an address with control characters, a bad API token, a busy database.
+an address with control characters, a bad API token (or one whose scope is too narrow), a
+busy database.
 """
 
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+
+from app.web.csrf import SAFE_METHODS
 
 HTML = {"text/html": {"schema": {"type": "string"}}}
 ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
@@ -26,6 +29,10 @@ API_ERRORS: dict[str, Any] = {
         "description": "Busy: nothing was saved; try again after Retry-After",
         "content": ERROR,
     },
+}
+REFUSED: dict[str, Any] = {
+    "description": "The API token's scope is read, or the request came from another site",
+    "content": ERROR,
 }
 BODY_ERRORS: dict[str, Any] = {
     "400": {"description": "The body could not be read", "content": ERROR},
@@ -53,15 +60,15 @@ def install_openapi(app: FastAPI) -> None:
                 routes=app.routes,
             )
             for path, operations in schema.get("paths", {}).items():
-                for operation in operations.values():
-                    _describe(path, operation)
+                for method, operation in operations.items():
+                    _describe(path, method, operation)
             app.openapi_schema = schema
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def _describe(path: str, operation: dict[str, Any]) -> None:
+def _describe(path: str, method: str, operation: dict[str, Any]) -> None:
     if not path.startswith("/api/"):
         if path != "/healthz":
             operation["responses"] = _page_responses(operation)
@@ -69,6 +76,8 @@ def _describe(path: str, operation: dict[str, Any]) -> None:
     responses = operation["responses"]
     for status, response in API_ERRORS.items():
         responses.setdefault(status, response)
+    if method.upper() not in SAFE_METHODS:
+        responses.setdefault("403", REFUSED)
     if "requestBody" in operation:
         for status, response in BODY_ERRORS.items():
             responses.setdefault(status, response)

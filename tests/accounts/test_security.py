@@ -86,6 +86,7 @@ def test_api_tokens_work_once_shown_and_stop_when_revoked(app, client, make_user
         assert script.get("/api/v1/me", headers=bearer).json() == {
             "username": "ann",
             "role": "learner",
+            "scope": "read",
         }
         with db.engine.connect() as conn:
             token_id = conn.execute(text("SELECT id FROM api_token")).scalar()

@@ -12,14 +12,14 @@ from app.accounts.service import Policy
 from tests.factories import PASSWORD
 
 
-def test_parallel_guesses_cannot_pass_the_account_limit(db, make_user):
+def test_parallel_guesses_from_one_address_cannot_pass_the_account_limit(db, make_user):
     make_user("ann")
     policy = Policy(per_account=3, per_address=100)
 
     def guess(n: int) -> str:
         with db.session_scope(write=True) as session:
             try:
-                service.log_in(session, "ann", f"wrong guess {n}", f"10.0.0.{n}", policy)
+                service.log_in(session, "ann", f"wrong guess {n}", "10.0.0.1", policy)
             except InvalidCredentials:
                 session.commit()  # as the log-in page does: the failure is counted
                 return "checked"
@@ -100,28 +100,14 @@ def _age_failures(db, seconds: int) -> None:  # type: ignore[no-untyped-def]
             event.created_at -= timedelta(seconds=seconds)
 
 
-def test_strangers_failing_from_many_addresses_only_slow_the_owner_down(db, make_user):
-    make_user("ann")
-    policy = Policy(per_account=5, per_address=20)
-    for n in range(5):
-        assert _attempt(db, "wrong password", f"203.0.113.{n}", policy) == "wrong"
-    # The owner, from an address of their own, waits a moment rather than 15 minutes.
-    assert _attempt(db, PASSWORD, "198.51.100.7", policy) in ("wait 1", "wait 2")
-    _age_failures(db, 2)
-    assert _attempt(db, PASSWORD, "198.51.100.7", policy) == "in"
-
-
-def test_the_wait_doubles_with_each_failure_and_stops_at_a_minute(db, make_user):
+def test_strangers_failing_from_many_addresses_never_hold_up_the_owner(db, make_user):
     make_user("ann")
     policy = Policy(per_account=2, per_address=100)
-    waits = []
-    for n in range(10):
-        outcome = _attempt(db, "wrong password", f"203.0.113.{n}", policy)
-        if outcome.startswith("wait"):
-            waits.append(int(outcome.split()[1]))
-            _age_failures(db, waits[-1])
-            assert _attempt(db, "wrong password", f"203.0.113.{n}", policy) == "wrong"
-    assert waits[:4] == [1, 2, 4, 8] and max(waits) == 60
+    for n in range(12):  # past the per-account count many times over, from elsewhere
+        assert _attempt(db, "wrong password", f"203.0.113.{n}", policy) == "wrong"
+        assert _attempt(db, "wrong password", f"203.0.113.{n}", policy) == "wrong"
+        assert _attempt(db, "wrong password", f"203.0.113.{n}", policy).startswith("wait")
+        assert _attempt(db, PASSWORD, "198.51.100.7", policy) == "in"
 
 
 def test_one_address_guessing_one_account_waits_out_the_window(db, make_user):
@@ -129,6 +115,6 @@ def test_one_address_guessing_one_account_waits_out_the_window(db, make_user):
     policy = Policy(per_account=3, per_address=100)
     for _ in range(3):
         assert _attempt(db, "wrong password", "203.0.113.9", policy) == "wrong"
-        _age_failures(db, 120)  # past any slowdown: only the per-address count is left
+        _age_failures(db, 120)  # minutes pass: the count in the window is what holds
     assert _attempt(db, PASSWORD, "203.0.113.9", policy).startswith("wait")
     assert _attempt(db, PASSWORD, "198.51.100.7", policy) == "in"

@@ -242,13 +242,17 @@ def test_change_password(
 def test_api_token_works_until_revoked(
     page: Page, api: APIRequestContext, create_account: Callable[..., Account]
 ) -> None:
-    """A new token is shown once, authenticates /api/v1/me, and stops working when revoked."""
+    """A new token, with the scope chosen by its label, is shown once, authenticates
+    /api/v1/me, and stops working when revoked."""
     account = create_account("learner")
     log_in(page, account)
     expect(page.get_by_text("You have no API tokens.")).to_be_visible()
 
     token_name = "laptop script"
     page.get_by_label("Token name").fill(token_name)
+    expect(page.get_by_label("Read: questions, notes, search")).to_be_checked()
+    expect(page.get_by_label("Admin: also")).to_have_count(0)  # a learner's role is below it
+    page.get_by_label("Practise: also answer questions and sit exams").check()
     page.get_by_role("button", name="Create token").click()
     shown = page.locator("code#new-token")
     expect(shown).to_have_text(re.compile(r"^shpat_\S{20,}$"))
@@ -257,11 +261,12 @@ def test_api_token_works_until_revoked(
     row = tokens.get_by_role("row").filter(has_text=token_name)
     expect(row).to_have_count(1)
     expect(row).to_contain_text(f"…{token[-4:]}")
+    expect(row).to_contain_text("practise")
     assert_accessible(page, "new API token shown")
 
     me = api.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
     assert me.status == 200, me.text()
-    assert me.json() == {"username": account.username, "role": "learner"}
+    assert me.json() == {"username": account.username, "role": "learner", "scope": "practise"}
 
     page.goto("/account")
     expect(row).to_have_count(1)

@@ -80,11 +80,14 @@ def test_admin_metrics_by_session(client, user_client, role, status):
         assert response.headers["www-authenticate"] == "Bearer" and response.json()["detail"]
 
 
-@pytest.mark.parametrize(("role", "status"), [("learner", 403), ("admin", 200)])
-def test_admin_metrics_by_api_token(client, make_user, db, role, status):
+@pytest.mark.parametrize(
+    ("role", "scope", "status"),
+    [("learner", "practise", 403), ("admin", "practise", 403), ("admin", "admin", 200)],
+)
+def test_admin_metrics_by_api_token(client, make_user, db, role, scope, status):
     user = make_user("scraper", role=role)
     with db.session_scope(write=True) as session:
-        _, token = create_api_token(session, viewer(user), "prometheus")
+        _, token = create_api_token(session, viewer(user), "prometheus", scope=scope)
     response = client.get("/metrics", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == status
 
