@@ -115,16 +115,22 @@ def _web_url(source: str) -> str | None:
 PAGE_SIZE = 50
 
 
-def _question_page(
-    session: Session, page: int, *where
-) -> tuple[tuple[QuestionSummary, ...], PageInfo]:
-    """One page of the questions matching where, and where it sits (404 past the last page)."""
-    total = session.scalar(select(func.count(Question.id)).where(*where)) or 0
+def _paged(page: int, total: int) -> PageInfo:
+    """Where page sits in a list of total items (404 past the last page)."""
     pages = max(1, -(-total // PAGE_SIZE))
     if page > pages:
         raise NotFound(f"There is no page {page}: the list has {pages}.")
+    return PageInfo(page, pages, total, PAGE_SIZE)
+
+
+def _question_page(
+    session: Session, page: int, *where
+) -> tuple[tuple[QuestionSummary, ...], PageInfo]:
+    """One page of the questions matching where, and where it sits."""
+    total = session.scalar(select(func.count(Question.id)).where(*where)) or 0
+    info = _paged(page, total)
     items = _question_summaries(session, *where, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
-    return items, PageInfo(page, pages, total, PAGE_SIZE)
+    return items, info
 
 
 def _question_summaries(
@@ -209,19 +215,11 @@ def home(session: Session) -> HomeView:
     notes, note_count = _note_summaries(session, limit=HOME_ITEMS)
     return HomeView(
         topics=tuple(tree.summary(t) for t in tree.children.get(None, [])),
-        unfiled_question_count=tree.questions[None],
         sets=sets,
         notes=notes,
         set_count=set_count,
         note_count=note_count,
     )
-
-
-def _paged(page: int, total: int) -> PageInfo:
-    pages = max(1, -(-total // PAGE_SIZE))
-    if page > pages:
-        raise NotFound(f"There is no page {page}: the list has {pages}.")
-    return PageInfo(page, pages, total, PAGE_SIZE)
 
 
 def sets_page(session: Session, page: int = 1) -> ListView:
@@ -563,14 +561,7 @@ def questions_page(
     if topic_slug is not None:
         where.append(Question.topic_id.in_(select(Topic.id).where(Topic.slug == topic_slug)))
     total = session.scalar(select(func.count(Question.id)).join(QuestionSet).where(*where)) or 0
-    ids = (
-        select(Question.id)
-        .join(QuestionSet)
-        .where(*where)
-        .order_by(QuestionSet.slug, Question.position)
-    )
-    page_ids = list(session.scalars(ids.limit(limit).offset(offset)))
-    return total, _question_summaries(session, Question.id.in_(page_ids)) if page_ids else ()
+    return total, _question_summaries(session, *where, limit=limit, offset=offset)
 
 
 def notes_list(session: Session) -> tuple[NoteSummary, ...]:

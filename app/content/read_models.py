@@ -53,7 +53,6 @@ class QuestionSummary:
 @dataclass(frozen=True)
 class HomeView:
     topics: tuple[TopicSummary, ...]
-    unfiled_question_count: int
     sets: tuple[SetSummary, ...]  # the first few
     notes: tuple[NoteSummary, ...]  # the first few
     set_count: int = 0
