@@ -163,7 +163,6 @@ def _mastery(
                 seen,
                 sum(c.right for c in parts),
                 sum(c.recall_sum for c in parts),
-                seen,
                 info.first_question_id,
                 info.note_count,
                 read.get(topic_id, 0),
@@ -194,11 +193,6 @@ def activity(session: Session, user_id: int) -> tuple[dict[date, int], float]:
     rows = connection.execute(_ACTIVITY[connection.dialect.name], {"user_id": user_id}).all()
     per_day = {date.fromisoformat(str(value)): count for value, count, _ in rows}
     return per_day, float(sum(seconds for *_, seconds in rows))
-
-
-def answers_per_day(session: Session, user_id: int) -> dict[date, int]:
-    """Count the learner's answers on each day (UTC) they studied."""
-    return activity(session, user_id)[0]
 
 
 def dashboard(
@@ -258,21 +252,29 @@ def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:
     ).one_or_none()
     if qset is None:
         raise NotFound(f"There is no question set called “{set_slug}”.")
-    rows = session.execute(
-        select(Question.id, Question.stem_md, ReviewCard.last_correct)
-        .outerjoin(
-            ReviewCard,
-            (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id),
-        )
-        .where(Question.set_id == qset.id)
-        .order_by(Question.position)
-    ).all()
+    rows = _standing(session, user_id, Question.set_id == qset.id)
     questions = tuple(
         SummaryQuestion(qid, n, render_inline(stem), correct)
         for n, (qid, stem, correct) in enumerate(rows, start=1)
     )
     wrong = [q.id for q in questions if q.correct is False]
     return SetSummary(set_slug, qset.title, questions, _sections_for(session, wrong))
+
+
+def _standing(session: Session, user_id: int, *where: Any) -> list[Any]:
+    """The questions matching where, in their set's order, with the learner's latest answer
+    to each (None when not answered)."""
+    return list(
+        session.execute(
+            select(Question.id, Question.stem_md, ReviewCard.last_correct)
+            .outerjoin(
+                ReviewCard,
+                (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id),
+            )
+            .where(*where)
+            .order_by(Question.position)
+        )
+    )
 
 
 def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionToRead, ...]:
@@ -303,14 +305,7 @@ def questions_standing(
     session: Session, user_id: int, ids: tuple[int, ...]
 ) -> tuple[SummaryQuestion, ...]:
     """Each of the questions (in the given order) with the learner's latest answer to it."""
-    rows = session.execute(
-        select(Question.id, Question.stem_md, ReviewCard.last_correct)
-        .outerjoin(
-            ReviewCard,
-            (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id),
-        )
-        .where(Question.id.in_(ids))
-    ).all()
+    rows = _standing(session, user_id, Question.id.in_(ids))
     found = {qid: (stem, correct) for qid, stem, correct in rows}
     return tuple(
         SummaryQuestion(qid, n, render_inline(found[qid][0]), found[qid][1])

@@ -39,8 +39,7 @@ class TopicMastery:
     questions: int
     seen: int  # questions answered at least once
     latest_right: int  # of those, the ones whose latest answer was right
-    recall_sum: float  # predicted recall now, summed over the topic's review cards
-    cards: int
+    recall_sum: float  # predicted recall now, summed over its cards (a card a seen question)
     first_question_id: int | None
     note_count: int
     notes_read: int = 0
@@ -53,7 +52,7 @@ class TopicMastery:
     @property
     def recall(self) -> float | None:
         """Mean predicted recall (FSRS retrievability) now, over the questions met."""
-        return self.recall_sum / self.cards if self.cards else None
+        return self.recall_sum / self.seen if self.seen else None
 
     @property
     def mastery(self) -> float:

@@ -268,37 +268,17 @@ def mark_read(session: Session, user_id: int, slug: str, now: datetime) -> datet
 
 
 # FSRS's forgetting curve, R = (1 + FACTOR * days / stability) ** DECAY, as the scheduler has
-# it; computed here without building a Card, since a dashboard asks it of every card.
+# it; computed in SQL without building a Card, since a dashboard asks it of every card.
 _DECAY = -SCHEDULER.parameters[20]
 _FACTOR = 0.9 ** (1 / _DECAY) - 1
 
 
-def retrievability(
-    state: int,
-    step: int | None,
-    stability: float | None,
-    difficulty: float | None,
-    last_review_at: datetime | None,
-    now: datetime,
-) -> float:
-    """Predict the chance (0 to 1) that the learner recalls a card's answer at now.
-
-    The same as `SCHEDULER.get_card_retrievability` (whole days since the last review).
-    """
-    if last_review_at is None:
-        return 0.0
-    return recall(stability, (now - last_review_at).days)
-
-
-def recall(stability: float | None, days: float | None) -> float:
-    """Predict recall from a card's stability and the whole days since its last review."""
-    if stability is None or days is None:
-        return 0.0
-    return float((1 + _FACTOR * max(0.0, days) / stability) ** _DECAY)
-
-
 def recall_in_sql(stability: Any, days: Any) -> Any:
-    """The same curve as `recall` in SQL, over columns: NULL where `recall` gives 0."""
+    """Predict recall over columns: a card's stability and the whole days since its last review.
+
+    The same as `SCHEDULER.get_card_retrievability` for a reviewed card; NULL for a card
+    never reviewed.
+    """
     return func.power(1 + _FACTOR * days / stability, _DECAY)
 
 
