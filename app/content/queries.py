@@ -1,7 +1,6 @@
 """Read queries behind the content pages and API; each returns plain read models."""
 
 from collections import Counter
-from typing import NamedTuple
 
 from sqlalchemy import (
     Select,
@@ -378,11 +377,10 @@ def note(session: Session, slug: str) -> NoteView:
 def question(session: Session, question_id: int) -> QuestionView:
     """Gather a question with its choices, references, note links and neighbours in its set
     (two queries)."""
-    rows = session.execute(_QUESTION_ROWS, {"question_id": question_id}).all()
-    if not rows:
+    parts = session.execute(_QUESTION_ROWS, {"question_id": question_id}).all()
+    if not parts:
         raise NotFound(f"There is no question number {question_id}.")
-    found = _Head(*rows[0][:_HEAD_WIDTH])
-    parts = [_Part(*row[_HEAD_WIDTH:]) for row in rows]
+    found = parts[0]
     return QuestionView(
         id=found.id,
         key=found.key,
@@ -412,7 +410,7 @@ def question(session: Session, question_id: int) -> QuestionView:
 
 def _question_rows() -> Select:
     """One row per choice and per reference, each carrying the question, its set, topic and
-    place in the set.
+    place in the set (a question with neither has one row, its part columns all NULL).
 
     The place and the set's size are read from the question and its set (the import keeps
     them); the neighbours are looked up in the set's order index, once (in a one-row derived
@@ -490,38 +488,6 @@ def _question_parts() -> Subquery:
 
 
 _QUESTION_ROWS = _question_rows()  # built once: building costs more than running it
-
-
-class _Head(NamedTuple):
-    id: int
-    key: str
-    kind: str
-    revision: int
-    stem_md: str
-    explanation_md: str
-    set_slug: str
-    set_title: str
-    topic_slug: str
-    topic_title: str | None  # with the slug, NULL for a question without a topic
-    previous_id: int | None
-    next_id: int | None
-    ordinal: int
-    question_count: int
-    errata: str | None
-
-
-_HEAD_WIDTH = len(_Head._fields)  # the parts' columns follow the head's in each row
-
-
-class _Part(NamedTuple):
-    """A choice or a reference (all NULL in the one row of a question with neither)."""
-
-    part: str | None
-    part_id: int
-    part_position: int
-    text: str
-    url: str
-    version: str | None
 
 
 _NOTE_LINKS = (
