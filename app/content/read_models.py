@@ -78,6 +78,16 @@ class PageInfo:
 
 
 @dataclass(frozen=True)
+class SectionRef:
+    """A note section to read, by its note and anchor, with the titles to show."""
+
+    note_slug: str
+    note_title: str
+    anchor: str
+    heading: str
+
+
+@dataclass(frozen=True)
 class TocSection:
     anchor: str
     heading: str

@@ -13,7 +13,13 @@ from sqlalchemy.orm import Session
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render
 from app.content.queries import topics_list
-from app.content.read_models import ChoiceView, ReferenceView, TopicRef, TopicSummary
+from app.content.read_models import (
+    ChoiceView,
+    ReferenceView,
+    SectionRef,
+    TopicRef,
+    TopicSummary,
+)
 from app.exams.errors import NotFound, NotSubmitted
 from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
 from app.exams.read_models import (
@@ -21,7 +27,6 @@ from app.exams.read_models import (
     BlueprintSummary,
     Feedback,
     ItemView,
-    LinkRef,
     NavItem,
     ResultView,
     ReviewItem,
@@ -75,55 +80,38 @@ _HEADER_FIELDS = (
 )
 
 
-def _header(attempt: Attempt, blueprint_slug: str | None) -> AttemptHeader:
-    return AttemptHeader(
-        id=attempt.id,
-        user_id=attempt.user_id,
-        title=attempt.title,
-        mode=attempt.mode,
-        status=attempt.status,
-        blueprint_slug=blueprint_slug,
-        question_count=attempt.question_count,
-        pass_mark=attempt.pass_mark,
-        started_at=attempt.started_at,
-        deadline_at=attempt.deadline_at,
-        submitted_at=attempt.submitted_at,
-        percent=attempt.percent,
-        passed=attempt.passed,
-    )
-
-
 # Every exam page and save loads its attempt first: built once, on the table's columns.
-_HEADER = (
-    select(
-        *(getattr(Attempt.__table__.c, field) for field in _HEADER_FIELDS),
-        ExamBlueprint.slug,
-    )
-    .outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
-    .where(Attempt.id == bindparam("attempt_id"), Attempt.user_id == bindparam("user_id"))
+_HEADER = select(
+    *(getattr(Attempt.__table__.c, field) for field in _HEADER_FIELDS),
+    ExamBlueprint.slug,
+).outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
+_OWN_HEADER = _HEADER.where(
+    Attempt.id == bindparam("attempt_id"), Attempt.user_id == bindparam("user_id")
 )
+
+
+def _header(row: Any) -> AttemptHeader:
+    *fields, slug = row
+    return AttemptHeader(**dict(zip(_HEADER_FIELDS, fields, strict=True)), blueprint_slug=slug)
 
 
 def header(session: Session, attempt_id: int, user_id: int) -> AttemptHeader:
     """Load a learner's attempt; anyone else's is as missing as one that does not exist."""
     params = {"attempt_id": attempt_id, "user_id": user_id}
-    row = session.connection().execute(_HEADER, params).one_or_none()
+    row = session.connection().execute(_OWN_HEADER, params).one_or_none()
     if row is None:
         raise NotFound("There is nothing here with that number.")
-    *fields, slug = row
-    return AttemptHeader(**dict(zip(_HEADER_FIELDS, fields, strict=True)), blueprint_slug=slug)
+    return _header(row)
 
 
 def history(session: Session, user_id: int) -> tuple[AttemptHeader, ...]:
     """List a learner's attempts, newest first."""
     rows = session.execute(
-        select(Attempt, ExamBlueprint.slug)
-        .outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
-        .where(Attempt.user_id == user_id)
+        _HEADER.where(Attempt.user_id == user_id)
         .order_by(Attempt.started_at.desc(), Attempt.id.desc())
         .limit(HISTORY_LIMIT)
-    ).all()
-    return tuple(_header(attempt, slug) for attempt, slug in rows)
+    )
+    return tuple(_header(row) for row in rows)
 
 
 def list_page(
@@ -189,8 +177,8 @@ def _choices(snapshot: dict[str, Any]) -> tuple[ChoiceView, ...]:
     return tuple(ChoiceView(c["id"], n, c["html"]) for n, c in enumerate(snapshot["choices"], 1))
 
 
-def _links(snapshot: dict[str, Any]) -> tuple[LinkRef, ...]:
-    return tuple(LinkRef(**link) for link in snapshot.get("links", []))
+def _links(snapshot: dict[str, Any]) -> tuple[SectionRef, ...]:
+    return tuple(SectionRef(**link) for link in snapshot.get("links", []))
 
 
 def _references(snapshot: dict[str, Any]) -> tuple[ReferenceView, ...]:

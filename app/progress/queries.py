@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 from app.content.errors import NotFound
 from app.content.markdown import render_inline
 from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet
-from app.content.read_models import SetTally
+from app.content.read_models import SectionRef, SetTally
 from app.db import UTCDateTime
 from app.progress import service
 from app.progress.chart import score_chart
@@ -20,7 +20,6 @@ from app.progress.read_models import (
     ExamRecords,
     NoExams,
     ReviewStatus,
-    SectionToRead,
     SetSummary,
     SummaryQuestion,
     TopicMastery,
@@ -277,7 +276,7 @@ def _standing(session: Session, user_id: int, *where: Any) -> list[Any]:
     )
 
 
-def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionToRead, ...]:
+def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionRef, ...]:
     if not question_ids:
         return ()
     rows = session.execute(
@@ -289,7 +288,7 @@ def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionToR
         .distinct()
         .order_by(Note.title, NoteSection.anchor)
     ).all()
-    return tuple(SectionToRead(*row) for row in rows)
+    return tuple(SectionRef(*row) for row in rows)
 
 
 def note_read_at(session: Session, user_id: int, slug: str) -> datetime | None:

@@ -6,6 +6,8 @@ from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
+from app.content.read_models import SectionRef
+
 
 @dataclass(frozen=True)
 class ReviewStatus:
@@ -180,21 +182,13 @@ class SummaryQuestion:
 
 
 @dataclass(frozen=True)
-class SectionToRead:
-    note_slug: str
-    note_title: str
-    anchor: str
-    heading: str
-
-
-@dataclass(frozen=True)
 class SetSummary:
     """A learner's result in a question set, from the latest answer to each question."""
 
     slug: str
     title: str
     questions: tuple[SummaryQuestion, ...]
-    to_read: tuple[SectionToRead, ...]  # the note sections that teach the ones got wrong
+    to_read: tuple[SectionRef, ...]  # the note sections that teach the ones got wrong
 
     @property
     def right(self) -> int:
