@@ -1,6 +1,7 @@
 """Read queries behind the content pages and API; each returns plain read models."""
 
 from collections import Counter
+from collections.abc import Sequence
 
 from sqlalchemy import (
     Select,
@@ -44,6 +45,7 @@ from app.content.read_models import (
     QuestionSummary,
     QuestionView,
     ReferenceView,
+    SectionRef,
     SectionView,
     SetSummary,
     SetView,
@@ -515,6 +517,28 @@ def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
         NoteLink(slug, title, anchor, heading, origin, score, excerpt(body), section_id)
         for slug, title, anchor, heading, origin, score, section_id, body in rows
     )
+
+
+def linked_sections(session: Session, question_ids: Sequence[int]) -> dict[int, list[SectionRef]]:
+    """The note sections linked to each of the questions, explicit links first, then the best."""
+    rows = session.execute(
+        select(
+            QuestionNoteLink.question_id,
+            Note.slug,
+            Note.title,
+            NoteSection.anchor,
+            NoteSection.heading,
+        )
+        .select_from(QuestionNoteLink)
+        .join(NoteSection)
+        .join(Note)
+        .where(QuestionNoteLink.question_id.in_(question_ids))
+        .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
+    ).all()
+    found: dict[int, list[SectionRef]] = {}
+    for qid, *section in rows:
+        found.setdefault(qid, []).append(SectionRef(*section))
+    return found
 
 
 def questions_page(

@@ -8,7 +8,8 @@ from sqlalchemy.orm import Session
 
 from app.content.errors import NotFound
 from app.content.markdown import render_inline
-from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet
+from app.content.models import Note, Question, QuestionSet
+from app.content.queries import linked_sections
 from app.content.read_models import SectionRef, SetTally
 from app.db import UTCDateTime
 from app.progress import service
@@ -279,16 +280,9 @@ def _standing(session: Session, user_id: int, *where: Any) -> list[Any]:
 def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionRef, ...]:
     if not question_ids:
         return ()
-    rows = session.execute(
-        select(Note.slug, Note.title, NoteSection.anchor, NoteSection.heading)
-        .select_from(QuestionNoteLink)
-        .join(NoteSection)
-        .join(Note)
-        .where(QuestionNoteLink.question_id.in_(question_ids))
-        .distinct()
-        .order_by(Note.title, NoteSection.anchor)
-    ).all()
-    return tuple(SectionRef(*row) for row in rows)
+    linked = linked_sections(session, question_ids).values()
+    found = {section for sections in linked for section in sections}
+    return tuple(sorted(found, key=lambda s: (s.note_title, s.anchor)))
 
 
 def note_read_at(session: Session, user_id: int, slug: str) -> datetime | None:
