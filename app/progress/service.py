@@ -78,22 +78,9 @@ def record_answers(session: Session, user_id: int, answers: Sequence[Answer]) ->
     """
     if not answers:
         return
-    session.connection().execute(
-        _INSERT_ANSWER,
-        [
-            {
-                "user_id": user_id,
-                "question_id": a.question_id,
-                "question_revision": a.question_revision,
-                "selected_ids": list(a.selected_ids),
-                "is_correct": a.is_correct,
-                "answered_at": a.answered_at,
-                "seconds": a.seconds,
-                "source": a.source,
-            }
-            for a in answers
-        ],
-    )
+    # an Answer's fields are practice_answer's columns
+    rows = [{**vars(a), "user_id": user_id, "selected_ids": list(a.selected_ids)} for a in answers]
+    session.connection().execute(_INSERT_ANSWER, rows)
 
 
 def rating(correct: bool, seconds: float | None = None, usual: float | None = None) -> Rating:
