@@ -52,19 +52,15 @@ def review_status(session: Session, user_id: int, now: datetime) -> ReviewStatus
     return ReviewStatus(due_now, due_today, next_due)
 
 
-def next_due_question(session: Session, user_id: int, now: datetime) -> int | None:
-    """Return the id of the learner's question that has been due longest, if any is due."""
-    return session.scalar(
+def review_page(session: Session, user_id: int, now: datetime) -> tuple[ReviewStatus, int | None]:
+    """Gather the review status and the question to review first: the one due longest, if any."""
+    first = session.scalar(
         select(ReviewCard.question_id)
         .where(ReviewCard.user_id == user_id, ReviewCard.due_at <= now)
         .order_by(ReviewCard.due_at, ReviewCard.question_id)
         .limit(1)
     )
-
-
-def review_page(session: Session, user_id: int, now: datetime) -> tuple[ReviewStatus, int | None]:
-    """Gather the review status and the question to review first."""
-    return review_status(session, user_id, now), next_due_question(session, user_id, now)
+    return review_status(session, user_id, now), first
 
 
 def _elapsed_days(dialect: str, column: Any) -> Any:

@@ -87,7 +87,7 @@ def test_review_status_counts_due_now_today_and_finds_the_next(seeded, make_user
     with seeded.session_scope() as session:
         empty = queries.review_status(session, ann.id, T0)
         later = queries.review_status(session, ann.id, T0 + timedelta(minutes=5))
-        first = queries.next_due_question(session, ann.id, T0 + timedelta(hours=1))
+        _, first = queries.review_page(session, ann.id, T0 + timedelta(hours=1))
     assert (empty.due_now, empty.due_today) == (0, 2)
     assert empty.next_due_at == T0 + timedelta(minutes=1)
     assert (later.due_now, later.due_today, later.later_today) == (1, 2, 1)
