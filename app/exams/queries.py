@@ -122,16 +122,6 @@ def list_page(
     return blueprints(session, user_id), past, topics_list(session)
 
 
-def _items(session: Session, attempt_id: int) -> list[AttemptItem]:
-    return list(
-        session.scalars(
-            select(AttemptItem)
-            .where(AttemptItem.attempt_id == attempt_id)
-            .order_by(AttemptItem.position)
-        )
-    )
-
-
 # The statements behind every question page and save are built once, on the table rather
 # than the ORM class: no expression building, cache-key computing or ORM loading per request.
 _ITEM = ITEM_TABLE
@@ -244,7 +234,11 @@ def summary(session: Session, attempt: AttemptHeader, now: datetime) -> SummaryV
 
 def result(session: Session, attempt: AttemptHeader) -> ResultView:
     """Gather a closed attempt's score, per-topic breakdown and every question's review."""
-    items = _items(session, attempt.id)
+    items = session.scalars(
+        select(AttemptItem)
+        .where(AttemptItem.attempt_id == attempt.id)
+        .order_by(AttemptItem.position)
+    )
     reviews = tuple(_review(item) for item in items)
     topics: dict[str | None, list[Any]] = {}
     for review in reviews:
