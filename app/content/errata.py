@@ -37,7 +37,6 @@ KINDS = {
     "outdated": "Outdated",
     "other": "Other",
 }
-STATUSES = ("open", "resolved")
 
 
 class ProblemReport(Base):

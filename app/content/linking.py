@@ -19,7 +19,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -133,11 +133,6 @@ class SectionIndex:
             passed = passed[np.argpartition(-scores[passed], limit - 1)[:limit]]
         order = passed[np.lexsort((passed, -scores[passed]))]
         return [(self.ids[i], float(scores[i])) for i in order]
-
-
-def refresh_suggested_links(session: Session, threshold: float) -> int:
-    """Replace every suggested link with fresh ones scoring at least threshold; return how many."""
-    return suggest_links(lambda write: nullcontext(session), None, threshold)
 
 
 def suggest_links(

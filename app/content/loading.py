@@ -89,7 +89,11 @@ class Loader:
                 check_blueprint(blueprint, sets, topics)
         if self.bundle.errata:
             refs = {f"{slug}#{anchor}" for slug, anchor in sections}
-            check_errata(self.bundle.errata, _question_refs(session, self.bundle), refs)
+            wanted = {
+                e.target.rpartition("/")[0] for e in self.bundle.errata if "#" not in e.target
+            }
+            questions = _question_refs(session, self.bundle, wanted)
+            check_errata(self.bundle.errata, questions, refs)
         _report_missing(session, self.bundle.question_sets, self.report)
 
     def steps(self, batch: int = BATCH) -> Iterator[tuple[int, Step]]:
@@ -270,17 +274,13 @@ def _check_placements(
 ) -> None:
     if not bundle.placements:
         return
+    wanted = {p.ref.rpartition("/")[0] for p in bundle.placements if p.kind == "question"}
     refs = {
         "question_set": {s.slug for s in bundle.question_sets}
         | set(session.scalars(select(QuestionSet.slug))),
         "note": {n.slug for n in bundle.notes} | set(session.scalars(select(Note.slug))),
-        "question": {f"{s.slug}/{q.key}" for s in bundle.question_sets for q in s.questions},
+        "question": _question_refs(session, bundle, wanted),
     }
-    wanted = {p.ref.rpartition("/")[0] for p in bundle.placements if p.kind == "question"}
-    rows = session.execute(
-        select(QuestionSet.slug, Question.key).join(Question).where(QuestionSet.slug.in_(wanted))
-    ).all()
-    refs["question"].update(f"{slug}/{key}" for slug, key in rows)
     for placement in bundle.placements:
         if placement.ref not in refs[placement.kind]:
             raise InvalidContent(
@@ -290,9 +290,8 @@ def _check_placements(
         _known_sections(placement.notes, sections, placement.line)
 
 
-def _question_refs(session: Session, bundle: Bundle) -> set[str]:
-    """The "set/key" of every question the errata name that exists or the bundle brings."""
-    wanted = {e.target.rpartition("/")[0] for e in bundle.errata if "#" not in e.target}
+def _question_refs(session: Session, bundle: Bundle, wanted: set[str]) -> set[str]:
+    """The "set/key" of every question the bundle brings or the sets named in wanted hold."""
     refs = {f"{s.slug}/{q.key}" for s in bundle.question_sets for q in s.questions}
     rows = session.execute(
         select(QuestionSet.slug, Question.key).join(Question).where(QuestionSet.slug.in_(wanted))

@@ -30,10 +30,7 @@ class Topic(Base):
     )
     position: Mapped[int] = mapped_column(Integer, default=0)
 
-    parent: Mapped[Optional["Topic"]] = relationship(
-        remote_side="Topic.id", back_populates="children", lazy="raise"
-    )
-    children: Mapped[list["Topic"]] = relationship(back_populates="parent", lazy="raise")
+    parent: Mapped[Optional["Topic"]] = relationship(remote_side="Topic.id", lazy="raise")
 
 
 class QuestionSet(Base):
@@ -51,9 +48,6 @@ class QuestionSet(Base):
     question_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     topic: Mapped[Topic | None] = relationship(lazy="raise")
-    questions: Mapped[list["Question"]] = relationship(
-        back_populates="question_set", lazy="raise", order_by="Question.position"
-    )
 
 
 class Question(Base):
@@ -81,22 +75,16 @@ class Question(Base):
     revision: Mapped[int] = mapped_column(Integer, default=1)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
-    question_set: Mapped[QuestionSet] = relationship(back_populates="questions", lazy="raise")
+    question_set: Mapped[QuestionSet] = relationship(lazy="raise")
     topic: Mapped[Topic | None] = relationship(lazy="raise")
     choices: Mapped[list["Choice"]] = relationship(
-        back_populates="question",
-        lazy="raise",
-        order_by="Choice.position",
-        cascade="all, delete-orphan",
+        lazy="raise", order_by="Choice.position", cascade="all, delete-orphan"
     )
     links: Mapped[list["QuestionNoteLink"]] = relationship(
-        back_populates="question", lazy="raise", cascade="all, delete-orphan"
+        lazy="raise", cascade="all, delete-orphan"
     )
     references: Mapped[list["QuestionReference"]] = relationship(
-        back_populates="question",
-        lazy="raise",
-        order_by="QuestionReference.position",
-        cascade="all, delete-orphan",
+        lazy="raise", order_by="QuestionReference.position", cascade="all, delete-orphan"
     )
 
 
@@ -109,8 +97,6 @@ class Choice(Base):
     position: Mapped[int] = mapped_column(Integer)
     text_md: Mapped[str] = mapped_column(Text)
     is_correct: Mapped[bool] = mapped_column(default=False)
-
-    question: Mapped[Question] = relationship(back_populates="choices", lazy="raise")
 
 
 class QuestionReference(Base):
@@ -130,8 +116,6 @@ class QuestionReference(Base):
     url: Mapped[str] = mapped_column(String(2000))
     version: Mapped[str | None] = mapped_column(String(80))
 
-    question: Mapped[Question] = relationship(back_populates="references", lazy="raise")
-
 
 class Note(Base):
     __tablename__ = "note"
@@ -150,10 +134,7 @@ class Note(Base):
 
     topic: Mapped[Topic | None] = relationship(lazy="raise")
     sections: Mapped[list["NoteSection"]] = relationship(
-        back_populates="note",
-        lazy="raise",
-        order_by="NoteSection.position",
-        cascade="all, delete-orphan",
+        lazy="raise", order_by="NoteSection.position", cascade="all, delete-orphan"
     )
 
 
@@ -169,9 +150,8 @@ class NoteSection(Base):
     level: Mapped[int] = mapped_column(Integer, default=2)
     body_md: Mapped[str] = mapped_column(Text, default="")
 
-    note: Mapped[Note] = relationship(back_populates="sections", lazy="raise")
     links: Mapped[list["QuestionNoteLink"]] = relationship(
-        back_populates="section", lazy="raise", cascade="all, delete-orphan"
+        lazy="raise", cascade="all, delete-orphan"
     )
 
 
@@ -191,9 +171,6 @@ class QuestionNoteLink(Base):
     )
     origin: Mapped[str] = mapped_column(String(10))
     score: Mapped[float] = mapped_column(Float, default=1.0)
-
-    question: Mapped[Question] = relationship(back_populates="links", lazy="raise")
-    section: Mapped[NoteSection] = relationship(back_populates="links", lazy="raise")
 
 
 class LinkDecision(Base):

@@ -1,8 +1,8 @@
 """Read queries behind the content pages and API; each returns plain read models."""
 
 from collections import Counter
+from collections.abc import Sequence
 from functools import cached_property
-from typing import NamedTuple
 
 from sqlalchemy import (
     Select,
@@ -46,6 +46,7 @@ from app.content.read_models import (
     QuestionSummary,
     QuestionView,
     ReferenceView,
+    SectionRef,
     SectionView,
     SetSummary,
     SetView,
@@ -168,16 +169,22 @@ def _web_url(source: str) -> str | None:
 PAGE_SIZE = 50
 
 
-def _question_page(
-    session: Session, page: int, *where
-) -> tuple[tuple[QuestionSummary, ...], PageInfo]:
-    """One page of the questions matching where, and where it sits (404 past the last page)."""
-    total = session.scalar(select(func.count(Question.id)).where(*where)) or 0
+def _paged(page: int, total: int) -> PageInfo:
+    """Where page sits in a list of total items (404 past the last page)."""
     pages = max(1, -(-total // PAGE_SIZE))
     if page > pages:
         raise NotFound(f"There is no page {page}: the list has {pages}.")
+    return PageInfo(page, pages, total, PAGE_SIZE)
+
+
+def _question_page(
+    session: Session, page: int, *where
+) -> tuple[tuple[QuestionSummary, ...], PageInfo]:
+    """One page of the questions matching where, and where it sits."""
+    total = session.scalar(select(func.count(Question.id)).where(*where)) or 0
+    info = _paged(page, total)
     items = _question_summaries(session, *where, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
-    return items, PageInfo(page, pages, total, PAGE_SIZE)
+    return items, info
 
 
 def _question_summaries(
@@ -264,7 +271,6 @@ def home(session: Session) -> HomeView:
     notes, note_count = _note_summaries(session, limit=HOME_ITEMS)
     return HomeView(
         topics=tuple(tree.card(t) for t in roots[:HOME_TOPICS]),
-        unfiled_question_count=tree.questions[None],
         sets=sets,
         notes=notes,
         set_count=set_count,
@@ -280,13 +286,6 @@ def topics_page(session: Session, page: int = 1) -> ListView:
     info = _paged(page, len(roots))
     start = (page - 1) * PAGE_SIZE
     return ListView(tuple(tree.card(t) for t in roots[start : start + PAGE_SIZE]), info)
-
-
-def _paged(page: int, total: int) -> PageInfo:
-    pages = max(1, -(-total // PAGE_SIZE))
-    if page > pages:
-        raise NotFound(f"There is no page {page}: the list has {pages}.")
-    return PageInfo(page, pages, total, PAGE_SIZE)
 
 
 def sets_page(session: Session, page: int = 1) -> ListView:
@@ -445,11 +444,10 @@ def note(session: Session, slug: str) -> NoteView:
 def question(session: Session, question_id: int) -> QuestionView:
     """Gather a question with its choices, references, note links and neighbours in its set
     (two queries)."""
-    rows = session.execute(_QUESTION_ROWS, {"question_id": question_id}).all()
-    if not rows:
+    parts = session.execute(_QUESTION_ROWS, {"question_id": question_id}).all()
+    if not parts:
         raise NotFound(f"There is no question number {question_id}.")
-    found = _Head(*rows[0][:_HEAD_WIDTH])
-    parts = [_Part(*row[_HEAD_WIDTH:]) for row in rows]
+    found = parts[0]
     return QuestionView(
         id=found.id,
         key=found.key,
@@ -479,7 +477,7 @@ def question(session: Session, question_id: int) -> QuestionView:
 
 def _question_rows() -> Select:
     """One row per choice and per reference, each carrying the question, its set, topic and
-    place in the set.
+    place in the set (a question with neither has one row, its part columns all NULL).
 
     The place and the set's size are read from the question and its set (the import keeps
     them); the neighbours are looked up in the set's order index, once (in a one-row derived
@@ -559,38 +557,6 @@ def _question_parts() -> Subquery:
 _QUESTION_ROWS = _question_rows()  # built once: building costs more than running it
 
 
-class _Head(NamedTuple):
-    id: int
-    key: str
-    kind: str
-    revision: int
-    stem_md: str
-    explanation_md: str
-    set_slug: str
-    set_title: str
-    topic_slug: str
-    topic_title: str | None  # with the slug, NULL for a question without a topic
-    previous_id: int | None
-    next_id: int | None
-    ordinal: int
-    question_count: int
-    errata: str | None
-
-
-_HEAD_WIDTH = len(_Head._fields)  # the parts' columns follow the head's in each row
-
-
-class _Part(NamedTuple):
-    """A choice or a reference (all NULL in the one row of a question with neither)."""
-
-    part: str | None
-    part_id: int
-    part_position: int
-    text: str
-    url: str
-    version: str | None
-
-
 _NOTE_LINKS = (
     select(
         Note.slug,
@@ -618,6 +584,28 @@ def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
     )
 
 
+def linked_sections(session: Session, question_ids: Sequence[int]) -> dict[int, list[SectionRef]]:
+    """The note sections linked to each of the questions, explicit links first, then the best."""
+    rows = session.execute(
+        select(
+            QuestionNoteLink.question_id,
+            Note.slug,
+            Note.title,
+            NoteSection.anchor,
+            NoteSection.heading,
+        )
+        .select_from(QuestionNoteLink)
+        .join(NoteSection)
+        .join(Note)
+        .where(QuestionNoteLink.question_id.in_(question_ids))
+        .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
+    ).all()
+    found: dict[int, list[SectionRef]] = {}
+    for qid, *section in rows:
+        found.setdefault(qid, []).append(SectionRef(*section))
+    return found
+
+
 def questions_page(
     session: Session, *, set_slug: str | None, topic_slug: str | None, limit: int, offset: int
 ) -> tuple[int, tuple[QuestionSummary, ...]]:
@@ -628,14 +616,7 @@ def questions_page(
     if topic_slug is not None:
         where.append(Question.topic_id.in_(select(Topic.id).where(Topic.slug == topic_slug)))
     total = session.scalar(select(func.count(Question.id)).join(QuestionSet).where(*where)) or 0
-    ids = (
-        select(Question.id)
-        .join(QuestionSet)
-        .where(*where)
-        .order_by(QuestionSet.slug, Question.position)
-    )
-    page_ids = list(session.scalars(ids.limit(limit).offset(offset)))
-    return total, _question_summaries(session, Question.id.in_(page_ids)) if page_ids else ()
+    return total, _question_summaries(session, *where, limit=limit, offset=offset)
 
 
 def notes_list(session: Session) -> tuple[NoteSummary, ...]:

@@ -54,7 +54,6 @@ class QuestionSummary:
 @dataclass(frozen=True)
 class HomeView:
     topics: tuple[TopicSummary, ...]  # the first few top-level topics, as cards
-    unfiled_question_count: int
     sets: tuple[SetSummary, ...]  # the first few
     notes: tuple[NoteSummary, ...]  # the first few
     set_count: int = 0
@@ -78,6 +77,16 @@ class PageInfo:
     @property
     def last(self) -> int:
         return min(self.total, self.number * self.size)
+
+
+@dataclass(frozen=True)
+class SectionRef:
+    """A note section to read, by its note and anchor, with the titles to show."""
+
+    note_slug: str
+    note_title: str
+    anchor: str
+    heading: str
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ and flush; the caller commits.
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
 from app.accounts.errors import InvalidInput, PermissionDenied, RateLimited
@@ -55,15 +56,20 @@ class QueueItem:
     resolver: str | None
     resolved_at: datetime | None
     question_id: int | None
-    question_text: str  # the start of the stem, plain
     note_slug: str | None
     note_title: str
     anchor: str | None
     heading: str
+    stem_md: str | None  # the question's
 
     @property
     def kind_label(self) -> str:
         return KINDS.get(self.kind, self.kind)
+
+    @property
+    def question_text(self) -> str:
+        """The start of the question's stem, plain."""
+        return excerpt(self.stem_md, 120) if self.stem_md else ""
 
 
 def question_stem(session: Session, question_id: int) -> str:
@@ -174,16 +180,24 @@ def report_queue(session: Session, actor: Viewer, status: str = "open") -> tuple
     _author(actor)
     reporter, resolver = aliased(User), aliased(User)
     order = ProblemReport.id if status == "open" else ProblemReport.resolved_at.desc()
-    rows = session.execute(
-        select(
-            ProblemReport,
+    rows: Any = session.execute(
+        select(  # QueueItem's fields in order
+            ProblemReport.id,
+            ProblemReport.kind,
+            ProblemReport.text,
+            ProblemReport.erratum,
+            ProblemReport.status,
+            ProblemReport.created_at,
             reporter.username,
+            ProblemReport.resolution,
             resolver.username,
-            Question.stem_md,
+            ProblemReport.resolved_at,
+            ProblemReport.question_id,
             Note.slug,
-            Note.title,
+            func.coalesce(Note.title, ""),
             NoteSection.anchor,
-            NoteSection.heading,
+            func.coalesce(NoteSection.heading, ""),
+            Question.stem_md,
         )
         .outerjoin(reporter, ProblemReport.reporter_id == reporter.id)
         .outerjoin(resolver, ProblemReport.resolved_by_id == resolver.id)
@@ -194,37 +208,7 @@ def report_queue(session: Session, actor: Viewer, status: str = "open") -> tuple
         .order_by(order, ProblemReport.id)
         .limit(QUEUE_LIMIT)
     ).all()
-    return tuple(_item(*row) for row in rows)
-
-
-def _item(
-    report: ProblemReport,
-    reporter: str | None,
-    resolver: str | None,
-    stem: str | None,
-    note_slug: str | None,
-    note_title: str | None,
-    anchor: str | None,
-    heading: str | None,
-) -> QueueItem:
-    return QueueItem(
-        id=report.id,
-        kind=report.kind,
-        text=report.text,
-        erratum=report.erratum,
-        status=report.status,
-        created_at=report.created_at,
-        reporter=reporter,
-        resolution=report.resolution,
-        resolver=resolver,
-        resolved_at=report.resolved_at,
-        question_id=report.question_id,
-        question_text=excerpt(stem, 120) if stem else "",
-        note_slug=note_slug,
-        note_title=note_title or "",
-        anchor=anchor,
-        heading=heading or "",
-    )
+    return tuple(QueueItem(*row) for row in rows)
 
 
 def _open_report(session: Session, actor: Viewer, report_id: int) -> ProblemReport:

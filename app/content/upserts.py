@@ -38,7 +38,9 @@ def upsert_questions(
         row = stored.get(item.key)
         topic_id = topics[item.topic] if item.topic is not None else None
         if row is None:
-            created.append(_new_row(set_id, item, position, topic_id))
+            created.append(
+                _question_row(item, position, topic_id, set_id=set_id, key=item.key, revision=1)
+            )
             report.count("questions_created")
             continue
         written.ids[item.key] = row.id
@@ -47,7 +49,7 @@ def upsert_questions(
             moved.append({"id": row.id, "position": position, "topic_id": topic_id})
             report.count("questions_unchanged")
             continue
-        edited.append(_edited_row(row, item, position, topic_id))
+        edited.append(_question_row(item, position, topic_id, id=row.id, revision=row.revision + 1))
         choices.sync(row.id, row.choices, item)
         if item.references is not None and item.references != row.references:
             references[row.id] = item.references
@@ -56,7 +58,8 @@ def upsert_questions(
     if created:
         statement = insert(Question).returning(Question.id, sort_by_parameter_order=True)
         new_ids = session.scalars(statement, created).all()
-        for (_, item), qid in zip(_new_items(chunk, stored), new_ids, strict=True):
+        new_items = [item for _, item in chunk if item.key not in stored]
+        for item, qid in zip(new_items, new_ids, strict=True):
             written.ids[item.key] = qid
             written.edited.add(qid)
             choices.create(qid, item)
@@ -179,38 +182,17 @@ def _state(item: QuestionData, kept: list[ReferenceData]) -> tuple[object, ...]:
     return item.stem, item.explanation, item.kind, choices, references
 
 
-def _new_items(
-    chunk: list[tuple[int, QuestionData]], stored: dict[str, _Stored]
-) -> list[tuple[int, QuestionData]]:
-    return [(position, item) for position, item in chunk if item.key not in stored]
-
-
-def _new_row(set_id: int, item: QuestionData, position: int, topic_id: int | None) -> dict:
+def _question_row(item: QuestionData, position: int, topic_id: int | None, **rest: object) -> dict:
+    """The question's row as the item has it; rest names the row (new) or its id (edited)."""
     return {
-        "set_id": set_id,
-        "key": item.key,
         "position": position,
         "topic_id": topic_id,
         "stem_md": item.stem,
         "explanation_md": item.explanation,
         "kind": item.kind,
         "source": item.source[:300],
-        "revision": 1,
         "updated_at": utcnow(),
-    }
-
-
-def _edited_row(row: _Stored, item: QuestionData, position: int, topic_id: int | None) -> dict:
-    return {
-        "id": row.id,
-        "position": position,
-        "topic_id": topic_id,
-        "stem_md": item.stem,
-        "explanation_md": item.explanation,
-        "kind": item.kind,
-        "source": item.source[:300],
-        "revision": row.revision + 1,
-        "updated_at": utcnow(),
+        **rest,
     }
 
 

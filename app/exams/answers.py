@@ -136,8 +136,7 @@ def save_answer(
     """Keep the choices of one question (an empty list clears an exam-mode answer)."""
     attempt = _claim(session, attempt_id, user_id, now, grace)
     item = _item(session, attempt, position)
-    selected = list(dict.fromkeys(choice_ids))
-    _check_choices(item, selected)
+    selected = _checked_choices(item, choice_ids)
     if attempt.mode == "practice":
         if item.selected_ids:
             raise InvalidExamAnswer("This question was answered already; its feedback is shown.")
@@ -146,13 +145,16 @@ def save_answer(
     return _answer(session, item, selected, item.flagged, now)
 
 
-def _check_choices(item: Item, selected: list[int]) -> None:
+def _checked_choices(item: Item, choice_ids: Sequence[int]) -> list[int]:
+    """The chosen ids, once each, refused unless they fit the question."""
+    selected = list(dict.fromkeys(choice_ids))
     known = {choice["id"] for choice in item.snapshot["choices"]}
     unknown = [choice_id for choice_id in selected if choice_id not in known]
     if unknown:
         raise InvalidExamAnswer(f"Choice {unknown[0]} is not one of this question's choices.")
     if item.snapshot["kind"] == "single" and len(selected) > 1:
         raise InvalidExamAnswer("This question takes exactly one answer.")
+    return selected
 
 
 def set_flag(
@@ -192,8 +194,7 @@ def save_page(session: Session, save: PageSave) -> tuple[Item, AttemptHeader]:
     """
     attempt = _claim(session, save.attempt_id, save.user_id, save.now, save.grace)
     item = _item(session, attempt, save.position)
-    selected = list(dict.fromkeys(save.choice_ids))
-    _check_choices(item, selected)
+    selected = _checked_choices(item, save.choice_ids)
     if attempt.mode == "exam" or (selected and not item.selected_ids):
         item = _answer(session, item, selected, save.flagged, save.now)
     else:

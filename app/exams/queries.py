@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render
 from app.content.queries import topic_outline
-from app.content.read_models import ChoiceView, PageInfo, ReferenceView, TopicRef
+from app.content.read_models import ChoiceView, PageInfo, ReferenceView, SectionRef, TopicRef
 from app.exams.errors import NotFound, NotSubmitted
 from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
 from app.exams.read_models import (
@@ -22,7 +22,6 @@ from app.exams.read_models import (
     ExamsView,
     Feedback,
     ItemView,
-    LinkRef,
     NavItem,
     ResultView,
     ReviewItem,
@@ -85,55 +84,38 @@ _HEADER_FIELDS = (
 )
 
 
-def _header(attempt: Attempt, blueprint_slug: str | None) -> AttemptHeader:
-    return AttemptHeader(
-        id=attempt.id,
-        user_id=attempt.user_id,
-        title=attempt.title,
-        mode=attempt.mode,
-        status=attempt.status,
-        blueprint_slug=blueprint_slug,
-        question_count=attempt.question_count,
-        pass_mark=attempt.pass_mark,
-        started_at=attempt.started_at,
-        deadline_at=attempt.deadline_at,
-        submitted_at=attempt.submitted_at,
-        percent=attempt.percent,
-        passed=attempt.passed,
-    )
-
-
 # Every exam page and save loads its attempt first: built once, on the table's columns.
-_HEADER = (
-    select(
-        *(getattr(Attempt.__table__.c, field) for field in _HEADER_FIELDS),
-        ExamBlueprint.slug,
-    )
-    .outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
-    .where(Attempt.id == bindparam("attempt_id"), Attempt.user_id == bindparam("user_id"))
+_HEADER = select(
+    *(getattr(Attempt.__table__.c, field) for field in _HEADER_FIELDS),
+    ExamBlueprint.slug,
+).outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
+_OWN_HEADER = _HEADER.where(
+    Attempt.id == bindparam("attempt_id"), Attempt.user_id == bindparam("user_id")
 )
+
+
+def _header(row: Any) -> AttemptHeader:
+    *fields, slug = row
+    return AttemptHeader(**dict(zip(_HEADER_FIELDS, fields, strict=True)), blueprint_slug=slug)
 
 
 def header(session: Session, attempt_id: int, user_id: int) -> AttemptHeader:
     """Load a learner's attempt; anyone else's is as missing as one that does not exist."""
     params = {"attempt_id": attempt_id, "user_id": user_id}
-    row = session.connection().execute(_HEADER, params).one_or_none()
+    row = session.connection().execute(_OWN_HEADER, params).one_or_none()
     if row is None:
         raise NotFound("There is nothing here with that number.")
-    *fields, slug = row
-    return AttemptHeader(**dict(zip(_HEADER_FIELDS, fields, strict=True)), blueprint_slug=slug)
+    return _header(row)
 
 
 def history(session: Session, user_id: int) -> tuple[AttemptHeader, ...]:
     """List a learner's attempts, newest first."""
     rows = session.execute(
-        select(Attempt, ExamBlueprint.slug)
-        .outerjoin(ExamBlueprint, Attempt.blueprint_id == ExamBlueprint.id)
-        .where(Attempt.user_id == user_id)
+        _HEADER.where(Attempt.user_id == user_id)
         .order_by(Attempt.started_at.desc(), Attempt.id.desc())
         .limit(HISTORY_LIMIT)
-    ).all()
-    return tuple(_header(attempt, slug) for attempt, slug in rows)
+    )
+    return tuple(_header(row) for row in rows)
 
 
 def list_page(session: Session, user_id: int | None, page: int = 1) -> ExamsView:
@@ -150,16 +132,6 @@ def list_page(session: Session, user_id: int | None, page: int = 1) -> ExamsView
     past = history(session, user_id) if user_id is not None else ()
     topics, topic_total = topic_outline(session, TOPIC_CHOICES)
     return ExamsView(found, info, past, topics, topic_total)
-
-
-def _items(session: Session, attempt_id: int) -> list[AttemptItem]:
-    return list(
-        session.scalars(
-            select(AttemptItem)
-            .where(AttemptItem.attempt_id == attempt_id)
-            .order_by(AttemptItem.position)
-        )
-    )
 
 
 # The statements behind every question page and save are built once, on the table rather
@@ -207,8 +179,8 @@ def _choices(snapshot: dict[str, Any]) -> tuple[ChoiceView, ...]:
     return tuple(ChoiceView(c["id"], n, c["html"]) for n, c in enumerate(snapshot["choices"], 1))
 
 
-def _links(snapshot: dict[str, Any]) -> tuple[LinkRef, ...]:
-    return tuple(LinkRef(**link) for link in snapshot.get("links", []))
+def _links(snapshot: dict[str, Any]) -> tuple[SectionRef, ...]:
+    return tuple(SectionRef(**link) for link in snapshot.get("links", []))
 
 
 def _references(snapshot: dict[str, Any]) -> tuple[ReferenceView, ...]:
@@ -274,7 +246,11 @@ def summary(session: Session, attempt: AttemptHeader, now: datetime) -> SummaryV
 
 def result(session: Session, attempt: AttemptHeader) -> ResultView:
     """Gather a closed attempt's score, per-topic breakdown and every question's review."""
-    items = _items(session, attempt.id)
+    items = session.scalars(
+        select(AttemptItem)
+        .where(AttemptItem.attempt_id == attempt.id)
+        .order_by(AttemptItem.position)
+    )
     reviews = tuple(_review(item) for item in items)
     topics: dict[str | None, list[Any]] = {}
     for review in reviews:

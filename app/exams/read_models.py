@@ -7,15 +7,14 @@ explanation: `ItemView.feedback` is filled only in practice mode, for answered q
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from app.content.read_models import ChoiceView, PageInfo, ReferenceView, TopicRef, TopicSummary
-
-
-@dataclass(frozen=True)
-class LinkRef:
-    note_slug: str
-    note_title: str
-    anchor: str
-    heading: str
+from app.content.read_models import (
+    ChoiceView,
+    PageInfo,
+    ReferenceView,
+    SectionRef,
+    TopicRef,
+    TopicSummary,
+)
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,7 @@ class Feedback:
     correct: bool
     correct_ids: tuple[int, ...]
     explanation_html: str
-    links: tuple[LinkRef, ...]
+    links: tuple[SectionRef, ...]
     references: tuple[ReferenceView, ...] = ()
 
 
@@ -114,7 +113,7 @@ class ReviewItem:
     points: float
     flagged: bool
     explanation_html: str
-    links: tuple[LinkRef, ...]
+    links: tuple[SectionRef, ...]
     question_id: int | None
     references: tuple[ReferenceView, ...] = ()
 

@@ -2,6 +2,7 @@
 
 import random
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, select
@@ -11,16 +12,13 @@ from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render, render_inline
 from app.content.models import (
     Choice,
-    Note,
-    NoteSection,
     Question,
-    QuestionNoteLink,
     QuestionReference,
     QuestionSet,
     Topic,
 )
-from app.content.queries import topic_subtrees
-from app.content.read_models import ChoiceView
+from app.content.queries import linked_sections, topic_subtrees
+from app.content.read_models import ChoiceView, SectionRef
 from app.content.service import is_fixed_choice, shuffle_choices
 from app.exams.errors import ExamError
 
@@ -148,7 +146,7 @@ def snapshots(
         references.setdefault(ref.question_id, []).append(
             {"url": ref.url, "title": ref.title, "version": ref.version}
         )
-    links = _links(session, question_ids)
+    links = linked_sections(session, question_ids)
     seed = str(rng.random())
     return [
         (
@@ -170,7 +168,7 @@ def _snapshot(
     question: Any,
     choice_rows: list[Any],
     references: list[dict[str, str | None]],
-    links: list[dict[str, str]],
+    links: list[SectionRef],
     shuffle: bool,
     seed: str,
 ) -> dict[str, Any]:
@@ -189,29 +187,6 @@ def _snapshot(
         "choices": [{"id": c.id, "html": c.html} for c in shown],
         "correct_ids": [c.id for c in choice_rows if c.is_correct],
         "explanation_html": render(question.explanation_md) if question.explanation_md else "",
-        "links": links,
+        "links": [asdict(link) for link in links],
         "references": references,
     }
-
-
-def _links(session: Session, question_ids: Sequence[int]) -> dict[int, list[dict[str, str]]]:
-    rows = session.execute(
-        select(
-            QuestionNoteLink.question_id,
-            Note.slug,
-            Note.title,
-            NoteSection.anchor,
-            NoteSection.heading,
-        )
-        .select_from(QuestionNoteLink)
-        .join(NoteSection)
-        .join(Note)
-        .where(QuestionNoteLink.question_id.in_(question_ids))
-        .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
-    ).all()
-    links: dict[int, list[dict[str, str]]] = {}
-    for qid, slug, title, anchor, heading in rows:
-        links.setdefault(qid, []).append(
-            {"note_slug": slug, "note_title": title, "anchor": anchor, "heading": heading}
-        )
-    return links

@@ -8,8 +8,9 @@ from sqlalchemy.orm import Session
 
 from app.content.errors import NotFound
 from app.content.markdown import render_inline
-from app.content.models import Note, NoteSection, Question, QuestionNoteLink, QuestionSet
-from app.content.read_models import SetTally
+from app.content.models import Note, Question, QuestionSet
+from app.content.queries import linked_sections
+from app.content.read_models import SectionRef, SetTally
 from app.db import UTCDateTime
 from app.progress import service
 from app.progress.chart import score_chart
@@ -20,7 +21,6 @@ from app.progress.read_models import (
     ExamRecords,
     NoExams,
     ReviewStatus,
-    SectionToRead,
     SetSummary,
     SummaryQuestion,
     TopicMastery,
@@ -52,19 +52,15 @@ def review_status(session: Session, user_id: int, now: datetime) -> ReviewStatus
     return ReviewStatus(due_now, due_today, next_due)
 
 
-def next_due_question(session: Session, user_id: int, now: datetime) -> int | None:
-    """Return the id of the learner's question that has been due longest, if any is due."""
-    return session.scalar(
+def review_page(session: Session, user_id: int, now: datetime) -> tuple[ReviewStatus, int | None]:
+    """Gather the review status and the question to review first: the one due longest, if any."""
+    first = session.scalar(
         select(ReviewCard.question_id)
         .where(ReviewCard.user_id == user_id, ReviewCard.due_at <= now)
         .order_by(ReviewCard.due_at, ReviewCard.question_id)
         .limit(1)
     )
-
-
-def review_page(session: Session, user_id: int, now: datetime) -> tuple[ReviewStatus, int | None]:
-    """Gather the review status and the question to review first."""
-    return review_status(session, user_id, now), next_due_question(session, user_id, now)
+    return review_status(session, user_id, now), first
 
 
 def _elapsed_days(dialect: str, column: Any) -> Any:
@@ -163,7 +159,6 @@ def _mastery(
                 seen,
                 sum(c.right for c in parts),
                 sum(c.recall_sum for c in parts),
-                seen,
                 info.first_question_id,
                 info.note_count,
                 read.get(topic_id, 0),
@@ -194,11 +189,6 @@ def activity(session: Session, user_id: int) -> tuple[dict[date, int], float]:
     rows = connection.execute(_ACTIVITY[connection.dialect.name], {"user_id": user_id}).all()
     per_day = {date.fromisoformat(str(value)): count for value, count, _ in rows}
     return per_day, float(sum(seconds for *_, seconds in rows))
-
-
-def answers_per_day(session: Session, user_id: int) -> dict[date, int]:
-    """Count the learner's answers on each day (UTC) they studied."""
-    return activity(session, user_id)[0]
 
 
 def dashboard(
@@ -258,15 +248,7 @@ def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:
     ).one_or_none()
     if qset is None:
         raise NotFound(f"There is no question set called “{set_slug}”.")
-    rows = session.execute(
-        select(Question.id, Question.stem_md, ReviewCard.last_correct)
-        .outerjoin(
-            ReviewCard,
-            (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id),
-        )
-        .where(Question.set_id == qset.id)
-        .order_by(Question.position)
-    ).all()
+    rows = _standing(session, user_id, Question.set_id == qset.id)
     questions = tuple(
         SummaryQuestion(qid, n, render_inline(stem), correct)
         for n, (qid, stem, correct) in enumerate(rows, start=1)
@@ -275,19 +257,28 @@ def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:
     return SetSummary(set_slug, qset.title, questions, _sections_for(session, wrong))
 
 
-def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionToRead, ...]:
+def _standing(session: Session, user_id: int, *where: Any) -> list[Any]:
+    """The questions matching where, in their set's order, with the learner's latest answer
+    to each (None when not answered)."""
+    return list(
+        session.execute(
+            select(Question.id, Question.stem_md, ReviewCard.last_correct)
+            .outerjoin(
+                ReviewCard,
+                (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id),
+            )
+            .where(*where)
+            .order_by(Question.position)
+        )
+    )
+
+
+def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionRef, ...]:
     if not question_ids:
         return ()
-    rows = session.execute(
-        select(Note.slug, Note.title, NoteSection.anchor, NoteSection.heading)
-        .select_from(QuestionNoteLink)
-        .join(NoteSection)
-        .join(Note)
-        .where(QuestionNoteLink.question_id.in_(question_ids))
-        .distinct()
-        .order_by(Note.title, NoteSection.anchor)
-    ).all()
-    return tuple(SectionToRead(*row) for row in rows)
+    linked = linked_sections(session, question_ids).values()
+    found = {section for sections in linked for section in sections}
+    return tuple(sorted(found, key=lambda s: (s.note_title, s.anchor)))
 
 
 def note_read_at(session: Session, user_id: int, slug: str) -> datetime | None:
@@ -303,14 +294,7 @@ def questions_standing(
     session: Session, user_id: int, ids: tuple[int, ...]
 ) -> tuple[SummaryQuestion, ...]:
     """Each of the questions (in the given order) with the learner's latest answer to it."""
-    rows = session.execute(
-        select(Question.id, Question.stem_md, ReviewCard.last_correct)
-        .outerjoin(
-            ReviewCard,
-            (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id),
-        )
-        .where(Question.id.in_(ids))
-    ).all()
+    rows = _standing(session, user_id, Question.id.in_(ids))
     found = {qid: (stem, correct) for qid, stem, correct in rows}
     return tuple(
         SummaryQuestion(qid, n, render_inline(found[qid][0]), found[qid][1])

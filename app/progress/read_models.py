@@ -6,6 +6,8 @@ from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
+from app.content.read_models import SectionRef
+
 
 @dataclass(frozen=True)
 class ReviewStatus:
@@ -39,8 +41,7 @@ class TopicMastery:
     questions: int
     seen: int  # questions answered at least once
     latest_right: int  # of those, the ones whose latest answer was right
-    recall_sum: float  # predicted recall now, summed over the topic's review cards
-    cards: int
+    recall_sum: float  # predicted recall now, summed over its cards (a card a seen question)
     first_question_id: int | None
     note_count: int
     notes_read: int = 0
@@ -53,7 +54,7 @@ class TopicMastery:
     @property
     def recall(self) -> float | None:
         """Mean predicted recall (FSRS retrievability) now, over the questions met."""
-        return self.recall_sum / self.cards if self.cards else None
+        return self.recall_sum / self.seen if self.seen else None
 
     @property
     def mastery(self) -> float:
@@ -181,21 +182,13 @@ class SummaryQuestion:
 
 
 @dataclass(frozen=True)
-class SectionToRead:
-    note_slug: str
-    note_title: str
-    anchor: str
-    heading: str
-
-
-@dataclass(frozen=True)
 class SetSummary:
     """A learner's result in a question set, from the latest answer to each question."""
 
     slug: str
     title: str
     questions: tuple[SummaryQuestion, ...]
-    to_read: tuple[SectionToRead, ...]  # the note sections that teach the ones got wrong
+    to_read: tuple[SectionRef, ...]  # the note sections that teach the ones got wrong
 
     @property
     def right(self) -> int:

@@ -78,22 +78,9 @@ def record_answers(session: Session, user_id: int, answers: Sequence[Answer]) ->
     """
     if not answers:
         return
-    session.connection().execute(
-        _INSERT_ANSWER,
-        [
-            {
-                "user_id": user_id,
-                "question_id": a.question_id,
-                "question_revision": a.question_revision,
-                "selected_ids": list(a.selected_ids),
-                "is_correct": a.is_correct,
-                "answered_at": a.answered_at,
-                "seconds": a.seconds,
-                "source": a.source,
-            }
-            for a in answers
-        ],
-    )
+    # an Answer's fields are practice_answer's columns
+    rows = [{**vars(a), "user_id": user_id, "selected_ids": list(a.selected_ids)} for a in answers]
+    session.connection().execute(_INSERT_ANSWER, rows)
 
 
 def rating(correct: bool, seconds: float | None = None, usual: float | None = None) -> Rating:
@@ -268,37 +255,17 @@ def mark_read(session: Session, user_id: int, slug: str, now: datetime) -> datet
 
 
 # FSRS's forgetting curve, R = (1 + FACTOR * days / stability) ** DECAY, as the scheduler has
-# it; computed here without building a Card, since a dashboard asks it of every card.
+# it; computed in SQL without building a Card, since a dashboard asks it of every card.
 _DECAY = -SCHEDULER.parameters[20]
 _FACTOR = 0.9 ** (1 / _DECAY) - 1
 
 
-def retrievability(
-    state: int,
-    step: int | None,
-    stability: float | None,
-    difficulty: float | None,
-    last_review_at: datetime | None,
-    now: datetime,
-) -> float:
-    """Predict the chance (0 to 1) that the learner recalls a card's answer at now.
-
-    The same as `SCHEDULER.get_card_retrievability` (whole days since the last review).
-    """
-    if last_review_at is None:
-        return 0.0
-    return recall(stability, (now - last_review_at).days)
-
-
-def recall(stability: float | None, days: float | None) -> float:
-    """Predict recall from a card's stability and the whole days since its last review."""
-    if stability is None or days is None:
-        return 0.0
-    return float((1 + _FACTOR * max(0.0, days) / stability) ** _DECAY)
-
-
 def recall_in_sql(stability: Any, days: Any) -> Any:
-    """The same curve as `recall` in SQL, over columns: NULL where `recall` gives 0."""
+    """Predict recall over columns: a card's stability and the whole days since its last review.
+
+    The same as `SCHEDULER.get_card_retrievability` for a reviewed card; NULL for a card
+    never reviewed.
+    """
     return func.power(1 + _FACTOR * days / stability, _DECAY)
 
 

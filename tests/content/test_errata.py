@@ -1,5 +1,7 @@
 """Problem reports: learners file them, authors resolve them, errata show on the content."""
 
+import re
+
 import pytest
 from sqlalchemy import select
 
@@ -173,6 +175,7 @@ def test_authors_see_the_open_reports(seeded, user_client):
     page = author.get("/author/reports")
     assert page.status_code == 200
     assert "Choice two is misspelt." in page.text and "reported by leo" in page.text
+    assert re.search(r"Question: \w", page.text)  # the start of the stem
     assert page.text.count('class="report card"') == 5  # four seed errata and this one
     assert "/author/reports" in [a["href"] for a in tags(author.get("/").text, "a")]
 

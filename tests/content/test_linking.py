@@ -1,10 +1,11 @@
 from collections import Counter
+from contextlib import nullcontext
 
 import pytest
 from sqlalchemy import select
 
 from app.content.bundle import Bundle, ChoiceData, NoteData, QuestionData, QuestionSetData
-from app.content.linking import MAX_SUGGESTIONS, refresh_suggested_links, tokens
+from app.content.linking import MAX_SUGGESTIONS, suggest_links, tokens
 from app.content.models import NoteSection, Question, QuestionNoteLink
 from app.db import Database
 from tests.factories import load, load_seed
@@ -32,7 +33,7 @@ def of_origin(db: Database, origin: str) -> list[tuple[str, str]]:
 
 def refresh(db: Database, threshold: float) -> int:
     with db.session_scope(write=True) as session:
-        return refresh_suggested_links(session, threshold)
+        return suggest_links(lambda write: nullcontext(session), None, threshold)
 
 
 def test_tokens_are_lower_case_content_words():

@@ -64,7 +64,7 @@ def test_mastery_uses_latest_answers_and_recall_and_lists_the_weakest_first(seed
         order = [t.slug for t in queries.topic_mastery(session, user.id, T0)]
     engine, latency = topics["engine-building-refit"], topics["throughput-latency"]
     assert (engine.questions, engine.seen, engine.latest_right, engine.accuracy) == (2, 2, 1, 0.5)
-    assert (latency.seen, latency.latest_right, latency.cards) == (1, 1, 1)
+    assert (latency.seen, latency.latest_right) == (1, 1)
     assert latency.recall == pytest.approx(1.0)  # reviewed just now
     assert 0 < engine.recall < 1 and engine.mastery == pytest.approx(engine.recall_sum / 2)
     assert topics["sparsity"].seen == 0 and topics["sparsity"].mastery == 0
@@ -130,7 +130,7 @@ def test_recall_summed_in_sql_matches_fsrs_card_by_card(seeded, make_user):
 
 
 def test_mastery_properties_handle_empty_topics():
-    empty = TopicMastery("t", "T", 0, 0, 0, 0.0, 0, None, 0)
+    empty = TopicMastery("t", "T", 0, 0, 0, 0.0, None, 0)
     assert (empty.accuracy, empty.recall, empty.mastery) == (None, None, 0.0)
 
 
@@ -141,7 +141,7 @@ def test_activity_counts_days_and_the_streak(seeded, make_user):
     answer(seeded, user.id, "2", True, T0 - timedelta(days=1, hours=1))
     with seeded.session_scope() as session:
         view = queries.dashboard(session, user.id, T0, weeks=2)
-        per_day = queries.answers_per_day(session, user.id)
+        per_day, _ = queries.activity(session, user.id)
     assert per_day[date(2026, 12, 2)] == 2 and len(per_day) == 4
     assert (view.answers, view.days_studied, view.streak_days) == (5, 4, 3)
 

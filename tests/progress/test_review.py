@@ -87,7 +87,7 @@ def test_review_status_counts_due_now_today_and_finds_the_next(seeded, make_user
     with seeded.session_scope() as session:
         empty = queries.review_status(session, ann.id, T0)
         later = queries.review_status(session, ann.id, T0 + timedelta(minutes=5))
-        first = queries.next_due_question(session, ann.id, T0 + timedelta(hours=1))
+        _, first = queries.review_page(session, ann.id, T0 + timedelta(hours=1))
     assert (empty.due_now, empty.due_today) == (0, 2)
     assert empty.next_due_at == T0 + timedelta(minutes=1)
     assert (later.due_now, later.due_today, later.later_today) == (1, 2, 1)
@@ -201,14 +201,3 @@ def test_review_pages_run_a_handful_of_queries(app, ann, seeded, clock):
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
         assert len(statements) <= 7, (path, statements)  # who is asking, then the page
-
-
-@pytest.mark.parametrize("days", [0, 1, 3, 40, 400])
-def test_predicted_recall_is_the_schedulers(days):
-    card, _ = service.SCHEDULER.review_card(Card(card_id=1, due=T0), Rating.Good, T0)
-    card, _ = service.SCHEDULER.review_card(card, Rating.Good, card.due)
-    at = card.last_review + timedelta(days=days, hours=5)
-    found = service.retrievability(
-        int(card.state), card.step, card.stability, card.difficulty, card.last_review, at
-    )
-    assert found == pytest.approx(service.SCHEDULER.get_card_retrievability(card, at))
