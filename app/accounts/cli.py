@@ -15,8 +15,8 @@ from app.config import get_settings
 from app.db import Database
 
 users = typer.Typer(help="Manage user accounts.", no_args_is_help=True)
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True, emoji=False, highlight=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False, highlight=False)
 ROLE_HELP = f"One of: {', '.join(ROLES)}."
 
 

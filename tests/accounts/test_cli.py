@@ -63,6 +63,12 @@ def test_create_refuses_a_taken_name(cli_env, db, make_user):
     assert result.exit_code == 1 and "taken" in result.output
 
 
+def test_refusals_print_what_was_typed_literally(cli_env, db):
+    result = runner.invoke(cli, ["users", "set-role", "ann:100:[bold]", "author"])
+    assert result.exit_code == 1
+    assert "ann:100:[bold]" in result.output
+
+
 def test_list_and_set_role(cli_env, db, make_user):
     assert "No users yet" in runner.invoke(cli, ["users", "list"]).output
     make_user("ann")
