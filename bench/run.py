@@ -591,10 +591,21 @@ def wrk_version() -> str:
 
 
 def code_revision() -> str:
-    """Name the commit measured, and say when the work tree differs from it."""
-    command = ["git", "describe", "--always", "--dirty=, with uncommitted changes"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-    return done.stdout.strip() or "unknown (not a git work tree)"
+    """Name the commit measured, and say when the work tree differs from it (the figures
+    file, which one benchmark may have rewritten before the next, aside)."""
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    changed = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/RESULTS.md"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if head.returncode:
+        return "unknown (not a git work tree)"
+    dirty = ", with uncommitted changes" if changed.stdout.strip() else ""
+    return head.stdout.strip() + dirty
 
 
 def machine_facts(load_before: tuple[float, ...]) -> list[str]:
