@@ -184,6 +184,12 @@ class PageSave:
     grace: timedelta
 
 
+def past_deadline(attempt: AttemptHeader, now: datetime) -> bool:
+    """Whether `now` is after the attempt's deadline: a save then lands in the grace (and
+    counts), a submission then is one the clock forced."""
+    return attempt.deadline_at is not None and now > attempt.deadline_at
+
+
 def save_page(session: Session, save: PageSave) -> tuple[Item, AttemptHeader]:
     """Keep what one question's page holds: its choices and its flag; return the item and the
     attempt as they now stand.

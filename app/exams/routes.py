@@ -140,8 +140,14 @@ async def start_exam(
     return RedirectResponse(url_for("attempt", attempt_id=started.attempt_id), status_code=303)
 
 
-def _goto(attempt_id: int, position: int) -> RedirectResponse:
+def _goto(attempt_id: int, position: int, query: str = "") -> RedirectResponse:
     target = url_for("attempt_question", attempt_id=attempt_id, position=position)
+    return RedirectResponse(target + query, status_code=303)
+
+
+def _result(attempt_id: int, *, time_up: bool) -> RedirectResponse:
+    """Go to an attempt's result; one the clock closed says so at the top."""
+    target = url_for("attempt", attempt_id=attempt_id) + ("?timeup=1" if time_up else "")
     return RedirectResponse(target, status_code=303)
 
 
@@ -160,7 +166,13 @@ async def attempt_result(
         or (show == "wrong" and not item.correct)
         or (show == "flagged" and item.flagged)
     ]
-    context = {"view": view, "shown": shown, "show": show, "late": "late" in request.query_params}
+    context = {
+        "view": view,
+        "shown": shown,
+        "show": show,
+        "late": "late" in request.query_params,
+        "time_up": "timeup" in request.query_params,
+    }
     return render(request, "exams/result.html", context)
 
 
@@ -183,14 +195,15 @@ async def attempt_question(
     """Show one question of an open attempt with the navigator and the time left.
 
     The page learners load most during an exam: one read. A closed attempt, or one whose
-    time ran out (finalised here then), goes to its result.
+    time ran out (finalised here then), goes to its result, which says when the clock ended it.
     """
     now = now_of(request)
     view = await db.read(queries.take_open, attempt_id, viewer.id, position, now, grace_of(request))
     if view is None:
-        await get_attempt(request, attempt_id, viewer)
-        return RedirectResponse(url_for("attempt", attempt_id=attempt_id), status_code=303)
-    return _show(request, view)
+        attempt = await get_attempt(request, attempt_id, viewer)
+        return _result(attempt.id, time_up=attempt.status == "expired")
+    late = request.query_params.get("saved") == "late"
+    return _show(request, view, saved=late, saved_late=late)
 
 
 def _show(
@@ -199,10 +212,11 @@ def _show(
     *,
     error: str | None = None,
     saved: bool = False,
+    saved_late: bool = False,
     status_code: int = 200,
     block: str | None = None,
 ) -> HTMLResponse:
-    context = {"view": view, "error": error, "saved": saved}
+    context = {"view": view, "error": error, "saved": saved, "saved_late": saved_late}
     return render(request, "exams/question.html", context, status_code=status_code, block=block)
 
 
@@ -221,7 +235,7 @@ async def save_attempt_question(
 
     The save itself checks that the attempt is the learner's, open and in time. With htmx
     the answer is the navigator as the save left it, read in the save's own transaction;
-    without, a redirect.
+    without, a redirect. A save after the deadline, in the grace, says so.
     """
     block = "status" if is_htmx(request) else None
     now = now_of(request)
@@ -238,7 +252,7 @@ async def save_attempt_question(
         if block is None:
             _, attempt = await db.write(answers.save_page, save)
             _count_answer(choice)
-            return _after_save(attempt, position, go)
+            return _after_save(attempt, position, go, late=answers.past_deadline(attempt, now))
         view = await db.write(answers.save_page_and_take, save)
         _count_answer(choice)
     except InvalidExamAnswer as exc:
@@ -249,7 +263,8 @@ async def save_attempt_question(
         if block is None:
             raise
         return Response(status_code=409, headers={"HX-Redirect": exc.page_redirect or "/"})
-    return _show(request, view, saved=True, block=block)
+    late = answers.past_deadline(view.attempt, now)
+    return _show(request, view, saved=True, saved_late=late, block=block)
 
 
 def _count_answer(choice: list[str] | None) -> None:
@@ -258,12 +273,12 @@ def _count_answer(choice: list[str] | None) -> None:
         EXAM_ANSWERS.inc()
 
 
-def _after_save(attempt: AttemptHeader, position: int, go: Go) -> RedirectResponse:
+def _after_save(attempt: AttemptHeader, position: int, go: Go, *, late: bool) -> RedirectResponse:
     if go == "summary" or (go == "next" and position >= attempt.question_count):
         target = url_for("attempt_summary", attempt_id=attempt.id)
         return RedirectResponse(target, status_code=303)
     step = {"next": 1, "prev": -1}.get(go, 0)
-    return _goto(attempt.id, max(1, position + step))
+    return _goto(attempt.id, max(1, position + step), "?saved=late" if late else "")
 
 
 def _choice_ids(values: list[str]) -> list[int]:
@@ -277,22 +292,25 @@ def _choice_ids(values: list[str]) -> list[int]:
 async def attempt_summary(request: Request, attempt: OwnedAttempt, db: DatabaseDep) -> Response:
     """List unanswered and flagged questions before the learner submits."""
     if not attempt.is_open:
-        return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
+        return _result(attempt.id, time_up=attempt.status == "expired")
     view = await db.read(queries.summary, attempt, now_of(request))
     return render(request, "exams/summary.html", {"view": view})
 
 
 @router.post("/attempts/{attempt_id}/submit", name="submit_attempt")
 async def submit_attempt(request: Request, attempt: OwnedAttempt, db: DatabaseDep) -> Response:
-    """Submit an attempt and show its result."""
-    await db.write(
+    """Submit an attempt and show its result (saying so when the clock ended it: the page's
+    script submits when the time is up)."""
+    now = now_of(request)
+    status = await db.write(
         service.submit,
         attempt_id=attempt.id,
         user_id=attempt.user_id,
-        now=now_of(request),
+        now=now,
         grace=grace_of(request),
     )
-    return RedirectResponse(url_for("attempt", attempt_id=attempt.id), status_code=303)
+    forced = attempt.is_open and answers.past_deadline(attempt, now)
+    return _result(attempt.id, time_up=status == "expired" or forced)
 
 
 @router.get("/exams/extra-time", name="allowances")

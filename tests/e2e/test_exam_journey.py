@@ -128,3 +128,23 @@ def test_exam_page_fits_a_phone(
     page.set_viewport_size({"width": width, "height": 800})
     start_exam(page, create_account("exam-phone"))
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_custom_exam_checkboxes_and_radios_sit_beside_their_labels(
+    page: Page, create_account: Callable[..., Account], width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    log_in(page, create_account("exam-form"), next_path="/exams")
+    form = page.get_by_role("region", name="Build your own exam")
+    for name in ("Only questions I have not seen", "Practice: feedback after each question"):
+        control = form.get_by_label(name)
+        box = control.bounding_box()
+        label = form.locator(f"label[for='{control.get_attribute('id')}']").bounding_box()
+        assert box is not None and label is not None
+        assert box["width"] < 40, f"{name}: the control is {box['width']} px wide"
+        gap = label["x"] - (box["x"] + box["width"])
+        assert 0 <= gap < 16, f"{name}: the label starts {gap} px after the control"
+        assert abs((label["y"] + label["height"] / 2) - (box["y"] + box["height"] / 2)) < 16
+    form.get_by_label("Only questions I have not seen").check()
+    expect(form.get_by_label("Only questions I have not seen")).to_be_checked()

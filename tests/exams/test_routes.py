@@ -202,13 +202,101 @@ def test_htmx_after_the_deadline_is_sent_to_the_result(ann, seeded, clock):
     assert response.headers["HX-Redirect"].startswith(f"/attempts/{attempt_id}")
 
 
-def test_opening_an_attempt_past_its_time_finalises_it(ann, seeded, clock):
+TIME_RAN_OUT = "Time ran out, so the exam was submitted with the answers you had saved."
+
+
+@pytest.mark.parametrize("page", ["questions/2", "summary"])
+def test_the_next_page_after_the_time_and_grace_is_the_result_saying_time_ran_out(
+    ann, seeded, clock, page
+):
     attempt_id = start(ann)
-    clock.now = START + timedelta(hours=3)
-    page = ann.get(f"/attempts/{attempt_id}/questions/2", follow_redirects=False)
-    assert page.headers["location"] == f"/attempts/{attempt_id}"
+    clock.now = START + timedelta(minutes=10, seconds=31)
+    response = ann.get(f"/attempts/{attempt_id}/{page}", follow_redirects=False)
+    assert response.headers["location"] == f"/attempts/{attempt_id}?timeup=1"
     assert attempt(seeded, attempt_id).status == "expired"
-    assert "submitted when time ran out" in ann.get(f"/attempts/{attempt_id}").text
+    result = ann.get(response.headers["location"]).text
+    assert TIME_RAN_OUT in result and "submitted when time ran out" in result
+    # the banner is for the moment it happened, not for every later look at the result
+    assert TIME_RAN_OUT not in ann.get(f"/attempts/{attempt_id}").text
+
+
+def test_a_submitted_exam_opened_after_its_deadline_says_nothing_about_time(ann, seeded, clock):
+    attempt_id = start(ann)
+    ann.post(f"/attempts/{attempt_id}/submit")
+    clock.now = START + timedelta(hours=3)
+    response = ann.get(f"/attempts/{attempt_id}/questions/2", follow_redirects=False)
+    assert response.headers["location"] == f"/attempts/{attempt_id}"
+
+
+@pytest.mark.parametrize(("after", "time_up"), [(0, False), (1, True), (31, True)])
+def test_a_submission_once_the_time_is_up_says_so(ann, seeded, clock, after, time_up):
+    """The page's script submits when its clock reaches zero, in the grace or after it."""
+    attempt_id = start(ann)
+    clock.now = START + timedelta(minutes=10, seconds=after)
+    response = ann.post(f"/attempts/{attempt_id}/submit", follow_redirects=False)
+    query = "?timeup=1" if time_up else ""
+    assert response.headers["location"] == f"/attempts/{attempt_id}{query}"
+    assert (TIME_RAN_OUT in ann.get(response.headers["location"]).text) is time_up
+
+
+def test_an_htmx_save_in_the_grace_says_it_came_after_the_time_and_counts(ann, seeded, clock):
+    attempt_id = start(ann)
+    right, _ = right_and_wrong(items(seeded, attempt_id)[0])
+    clock.now = START + timedelta(minutes=10, seconds=20)
+    response = ann.post(
+        f"/attempts/{attempt_id}/questions/1",
+        data={"choice": str(right)},
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 200
+    assert "Saved after the time ran out; it counts." in response.text
+    assert "Saved." not in response.text
+    clock.now = START + timedelta(minutes=11)
+    ann.get(f"/attempts/{attempt_id}")
+    assert attempt(seeded, attempt_id).score == 1
+
+
+def test_a_save_without_javascript_in_the_grace_says_so_on_the_next_page(ann, seeded, clock):
+    attempt_id = start(ann)
+    right, _ = right_and_wrong(items(seeded, attempt_id)[0])
+    clock.now = START + timedelta(minutes=10, seconds=5)
+    response = ann.post(
+        f"/attempts/{attempt_id}/questions/1",
+        data={"choice": str(right), "go": "next"},
+        follow_redirects=False,
+    )
+    assert response.headers["location"] == f"/attempts/{attempt_id}/questions/2?saved=late"
+    page = ann.get(response.headers["location"]).text
+    assert "Saved after the time ran out; it counts." in page
+    assert items(seeded, attempt_id)[0].selected_ids == [right]
+
+
+def test_an_htmx_save_in_time_says_saved(ann, seeded, clock):
+    attempt_id = start(ann)
+    clock.now = START + timedelta(minutes=9, seconds=59)
+    response = ann.post(
+        f"/attempts/{attempt_id}/questions/1", data={}, headers={"HX-Request": "true"}
+    )
+    assert "Saved." in response.text and "after the time" not in response.text
+
+
+@pytest.mark.parametrize(
+    ("left", "message"),
+    [
+        (301, ""),
+        (300, "Less than 5 minutes left."),
+        (60, "Less than 1 minute left."),
+        (0, "Time is up."),
+    ],
+)
+def test_the_question_page_shows_the_warning_for_the_time_left(ann, seeded, clock, left, message):
+    """Without a script the page, as the server renders it, carries the warning."""
+    attempt_id = start(ann)
+    clock.now = START + timedelta(minutes=10) - timedelta(seconds=left)
+    page = ann.get(f"/attempts/{attempt_id}/questions/1").text
+    shown = [t for t in tags(page, "p") if "data-countdown-announce" in t]
+    assert len(shown) == 1
+    assert f"data-countdown-announce>{message}</p>" in page
 
 
 def test_another_learner_gets_404_and_cannot_save(ann, seeded, user_client):
