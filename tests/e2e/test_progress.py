@@ -92,7 +92,7 @@ def test_answers_and_an_exam_change_the_dashboard_and_a_session_is_cleared(learn
     page.goto("/progress")
     topic = page.get_by_role("listitem").filter(has=page.get_by_role("heading", name=TOPIC))
     expect(topic.get_by_role("meter")).to_have_attribute("value", re.compile(r"^\d+$"))
-    chart = page.get_by_role("img", name="Exam scores, oldest first")
+    chart = page.get_by_role("img", name="TensorRT practice exam: scores, oldest first")
     expect(chart).to_be_visible()
     expect(chart.locator(".chart-point")).to_have_count(1)
     expect(page.get_by_role("table").filter(has_text="TensorRT practice exam")).to_be_visible()
@@ -218,7 +218,7 @@ def test_a_dashboard_with_a_realistic_history(
     _realistic_history(database_url, account.username)
     log_in(page, account, "/progress")
     page.set_viewport_size({"width": 1000, "height": 900})
-    chart = page.get_by_role("img", name="Exam scores, oldest first")
+    chart = page.get_by_role("img", name="TensorRT practice exam: scores, oldest first")
     expect(chart.locator(".chart-point")).to_have_count(4)
     expect(
         page.get_by_text(re.compile(r"\d+ days? in a row|\d+ days? studied")).first
@@ -277,4 +277,4 @@ def test_two_of_seven_right_is_shown_below_the_pass_mark(
     assert_accessible(page, "dashboard of a learner with 2 of 7 right")
     page.set_viewport_size({"width": 390, "height": 844})
     assert_no_horizontal_scroll(page, "dashboard of a learner with 2 of 7 right at 390 px")
-    screenshot(page, "dashboard-two-of-seven")
+    screenshot(page, "dashboard-phone")
