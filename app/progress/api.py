@@ -73,6 +73,7 @@ def progress_json(view: Dashboard) -> dict[str, Any]:
                 "accuracy": t.accuracy,
                 "recall": t.recall,
                 "mastery": t.mastery,
+                "measured": t.measured,
                 "notes": t.note_count,
                 "notes_read": t.notes_read,
                 "practice_url": url_for("question", question_id=t.first_question_id)
@@ -117,6 +118,8 @@ def progress_json(view: Dashboard) -> dict[str, Any]:
                 "ready": r.ready,
                 "questions": r.questions,
                 "seen": r.seen,
+                "right": r.right,
+                "needed": r.needed,
             }
             for r in view.readiness
         ],

@@ -1,19 +1,22 @@
-"""The score history of a learner's exams, laid out for an SVG the server draws.
+"""The score history of a learner's exams, laid out for SVGs the server draws.
 
-No chart library and no script: the template draws what this computes. Attempts stand at even
-steps from left to right, oldest first (a day with three exams stays readable); scores go up
-from 0 % to 100 %. Each point is marked by shape as well as colour (a filled circle for a
+Each exam gets a chart of its own: a 50-question exam and a 3-question one are not points of
+one line. No chart library and no script: the template draws what this computes. Attempts
+stand at even steps from left to right, oldest first (a day with three exams stays readable);
+scores go up from 0 % to 100 %. Each point is marked by shape as well as colour (a filled circle for a
 pass, a hollow square for a fail) and carries its percent as a label, and the page lists the
 same scores in a table, so the chart reads without colour or without sight.
 """
 
 from collections.abc import Sequence
+from itertools import groupby
 
 from app.progress.read_models import ChartPoint, ExamScore, ScoreChart
 
 WIDTH, HEIGHT = 640, 240
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 48.0, 24.0, 24.0, 40.0
 GRID = (0, 25, 50, 75, 100)
+CHART_EXAMS = 4  # exams with a chart, the ones sat last; the table lists every score
 
 
 def _coordinates(n: int, count: int, left: float, right: float) -> float:
@@ -22,10 +25,19 @@ def _coordinates(n: int, count: int, left: float, right: float) -> float:
     return left + (right - left) * n / (count - 1)
 
 
+def score_charts(scores: Sequence[ExamScore]) -> tuple[ScoreChart, ...]:
+    """Lay out the scores (oldest first) in one chart per exam, the exam sat last first, for
+    the `CHART_EXAMS` exams sat last."""
+    last = {s.title: n for n, s in enumerate(scores)}
+    ordered = sorted(scores, key=lambda s: -last[s.title])
+    charts = (score_chart(list(group)) for _, group in groupby(ordered, key=lambda s: s.title))
+    return tuple(chart for chart in charts if chart is not None)[:CHART_EXAMS]
+
+
 def score_chart(
     scores: Sequence[ExamScore], width: int = WIDTH, height: int = HEIGHT
 ) -> ScoreChart | None:
-    """Lay out the scores (oldest first) on a width x height chart; None without scores."""
+    """Lay out one exam's scores (oldest first) on a width x height chart; None without any."""
     if not scores:
         return None
     left, right = MARGIN_LEFT, width - MARGIN_RIGHT
@@ -40,6 +52,7 @@ def score_chart(
     if len(scores) == 1:  # a lone attempt still gets a pass-mark line across the chart
         xs, pass_ys = [left, right], pass_ys * 2
     return ScoreChart(
+        title=scores[-1].title,
         width=width,
         height=height,
         left=left,

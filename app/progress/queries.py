@@ -13,7 +13,7 @@ from app.content.queries import linked_sections
 from app.content.read_models import SectionRef, SetTally
 from app.db import UTCDateTime
 from app.progress import service
-from app.progress.chart import score_chart
+from app.progress.chart import score_charts
 from app.progress.library import Library, load_library
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 from app.progress.read_models import (
@@ -73,9 +73,14 @@ def _elapsed_days(dialect: str, column: Any) -> Any:
 
 
 def _card_sums(dialect: str) -> Any:
-    """A learner's cards summed per set and topic: seen, latest answer right, recall now."""
+    """A learner's cards summed per set and topic: seen, latest answer right, recall now.
+
+    Recall counts the cards whose latest answer was right, at FSRS's retrievability: right
+    after an answer FSRS predicts recall of the answer just shown, wrong or not, so a card
+    last answered wrong counts as 0 until it is answered right.
+    """
     days = _elapsed_days(dialect, ReviewCard.last_review_at)
-    recall = service.recall_in_sql(ReviewCard.stability, days)
+    recall = case((ReviewCard.last_correct, service.recall_in_sql(ReviewCard.stability, days)))
     return (
         select(
             Question.set_id,
@@ -123,7 +128,11 @@ def cells(
 def topic_mastery(
     session: Session, user_id: int, now: datetime, library: Library | None = None
 ) -> tuple[TopicMastery, ...]:
-    """Measure the learner in every topic that has questions of its own, weakest first."""
+    """Measure the learner in every topic that has questions of its own, weakest first.
+
+    Weakest is the lowest share of answered questions expected right now; topics with too few
+    answers to tell come after the measured ones.
+    """
     library = library or load_library(session)
     return _mastery(session, user_id, cells(session, user_id, now, library), library)
 
@@ -164,7 +173,7 @@ def _mastery(
                 read.get(topic_id, 0),
             )
         )
-    return tuple(sorted(mastery, key=lambda t: (t.mastery, t.accuracy or 0.0, t.title)))
+    return tuple(sorted(mastery, key=lambda t: t.weakness))
 
 
 def _activity(dialect: str) -> Any:
@@ -218,7 +227,7 @@ def dashboard(
         answers=sum(per_day.values()),
         seconds=seconds + history.seconds,
         exams=history,
-        chart=score_chart(history.scores),
+        charts=score_charts(history.scores),
         readiness=tuple(readiness(plan, found) for plan in library.plans),
     )
 

@@ -2,11 +2,14 @@
 
 from dataclasses import dataclass
 from datetime import date, datetime
+from math import floor
 from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
 from app.content.read_models import SectionRef
+
+TOPIC_MIN_ANSWERS = 3  # answered questions of a topic (or all it has) before its numbers show
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class TopicMastery:
     questions: int
     seen: int  # questions answered at least once
     latest_right: int  # of those, the ones whose latest answer was right
-    recall_sum: float  # predicted recall now, summed over its cards (a card a seen question)
+    recall_sum: float  # expected recall now, summed over its cards (latest answer wrong: 0)
     first_question_id: int | None
     note_count: int
     notes_read: int = 0
@@ -53,13 +56,31 @@ class TopicMastery:
 
     @property
     def recall(self) -> float | None:
-        """Mean predicted recall (FSRS retrievability) now, over the questions met."""
+        """Share of the seen questions expected right now: FSRS retrievability of the ones
+        last answered right, 0 for the ones last answered wrong."""
         return self.recall_sum / self.seen if self.seen else None
 
     @property
     def mastery(self) -> float:
         """Share of all the topic's questions the learner is expected to get right now."""
         return self.recall_sum / self.questions if self.questions else 0.0
+
+    @property
+    def needed(self) -> int:
+        """Answered questions needed before the topic's numbers are shown."""
+        return min(TOPIC_MIN_ANSWERS, self.questions)
+
+    @property
+    def measured(self) -> bool:
+        """Whether enough of the topic's questions are answered to say how it stands."""
+        return self.seen > 0 and self.seen >= self.needed
+
+    @property
+    def weakness(self) -> tuple[bool, float, float, str]:
+        """Sort key, weakest first: measured topics by recall now, then the unmeasured ones."""
+        if not self.measured:
+            return (True, 0.0, 0.0, self.title)
+        return (False, self.recall or 0.0, self.accuracy or 0.0, self.title)
 
 
 @dataclass(frozen=True)
@@ -119,8 +140,9 @@ class ChartPoint:
 
 @dataclass(frozen=True)
 class ScoreChart:
-    """The score history laid out for an SVG drawn on the server (coordinates in pixels)."""
+    """One exam's score history laid out for an SVG drawn on the server (coordinates in pixels)."""
 
+    title: str  # the exam's
     width: int
     height: int
     left: float  # the plot area's edges
@@ -144,10 +166,20 @@ class Readiness:
     questions: int  # in the pool the exam draws from
     seen: int  # of those, the ones the learner answered
     expected: float | None  # share of points expected, 0 to 1; None for an empty pool
+    right: int = 0  # of the seen ones, those whose latest answer was right
+    needed: int = 0  # answered questions of the pool needed before a forecast
+
+    @property
+    def enough(self) -> bool:
+        """Whether enough of the pool is answered for a forecast."""
+        return self.expected is not None and self.seen > 0 and self.seen >= self.needed
 
     @property
     def expected_percent(self) -> int | None:
-        return None if self.expected is None else round(self.expected * 100)
+        """The forecast in whole percent, rounded down; None without enough answers."""
+        if not self.enough or self.expected is None:
+            return None
+        return floor(self.expected * 100 + 1e-9)
 
     @property
     def ready(self) -> bool:
@@ -164,8 +196,17 @@ class Dashboard:
     answers: int
     seconds: float = 0.0  # time studied: timed answers and finished exams
     exams: ExamHistory = ExamHistory((), 0, 0.0)
-    chart: ScoreChart | None = None
+    charts: tuple[ScoreChart, ...] = ()  # one per exam, the one sat last first
     readiness: tuple[Readiness, ...] = ()
+
+    @property
+    def topic_min_answers(self) -> int:
+        return TOPIC_MIN_ANSWERS
+
+    @property
+    def chart(self) -> ScoreChart | None:
+        """The chart of the exam sat last, if any."""
+        return self.charts[0] if self.charts else None
 
     @property
     def empty(self) -> bool:

@@ -18,8 +18,14 @@ class TopicMasteryOut(BaseModel):
     seen: int = Field(description="Of those, the ones answered at least once")
     latest_right: int = Field(description="Seen questions whose latest answer was right")
     accuracy: float | None = Field(description="latest_right / seen; null before any answer")
-    recall: float | None = Field(description="Mean predicted recall (FSRS) now, 0 to 1")
+    recall: float | None = Field(
+        description="Share of the seen questions expected right now, 0 to 1: FSRS recall of "
+        "those last answered right, 0 for those last answered wrong"
+    )
     mastery: float = Field(description="Expected share of the topic's questions right now")
+    measured: bool = Field(
+        description="Whether enough questions are answered (3, or all the topic has) to tell"
+    )
     notes: int = Field(description="Notes filed under the topic")
     notes_read: int = Field(description="Of those, the ones marked as read")
     practice_url: str | None
@@ -59,12 +65,15 @@ class ReadinessOut(BaseModel):
     slug: str
     title: str
     expected_percent: int | None = Field(
-        description="Expected score if taken now (unseen questions count as a 1-in-4 guess)"
+        description="Expected score if taken now (unseen questions count as a 1-in-4 guess, "
+        "never above the share of latest answers right); null until `needed` are answered"
     )
     pass_mark: int
     ready: bool = Field(description="Whether the expected score reaches the pass mark")
     questions: int = Field(description="Questions the exam draws from")
     seen: int = Field(description="Of those, the ones answered at least once")
+    right: int = Field(description="Of the seen ones, those whose latest answer was right")
+    needed: int = Field(description="Seen questions needed for a forecast (10, or half the pool)")
 
 
 class ProgressOut(BaseModel):

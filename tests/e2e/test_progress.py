@@ -92,7 +92,7 @@ def test_answers_and_an_exam_change_the_dashboard_and_a_session_is_cleared(learn
     page.goto("/progress")
     topic = page.get_by_role("listitem").filter(has=page.get_by_role("heading", name=TOPIC))
     expect(topic.get_by_role("meter")).to_have_attribute("value", re.compile(r"^\d+$"))
-    chart = page.get_by_role("img", name="Exam scores, oldest first")
+    chart = page.get_by_role("img", name="TensorRT practice exam: scores, oldest first")
     expect(chart).to_be_visible()
     expect(chart.locator(".chart-point")).to_have_count(1)
     expect(page.get_by_role("table").filter(has_text="TensorRT practice exam")).to_be_visible()
@@ -218,10 +218,63 @@ def test_a_dashboard_with_a_realistic_history(
     _realistic_history(database_url, account.username)
     log_in(page, account, "/progress")
     page.set_viewport_size({"width": 1000, "height": 900})
-    chart = page.get_by_role("img", name="Exam scores, oldest first")
+    chart = page.get_by_role("img", name="TensorRT practice exam: scores, oldest first")
     expect(chart.locator(".chart-point")).to_have_count(4)
     expect(
         page.get_by_text(re.compile(r"\d+ days? in a row|\d+ days? studied")).first
     ).to_be_visible()
     assert_accessible(page, "dashboard with a history")
     screenshot(page, "dashboard")
+
+
+def _seed_choices(database_url: str) -> list[tuple[int, int, int]]:
+    """Each seed question's id with a right and a wrong choice id, in the set's order."""
+    from sqlalchemy import select
+
+    from app.content.models import Choice, Question
+    from app.db import Database
+
+    db = Database(database_url)
+    try:
+        with db.session_scope() as session:
+            rows = session.execute(
+                select(Question.id, Choice.id, Choice.is_correct)
+                .join(Choice, Choice.question_id == Question.id)
+                .order_by(Question.position, Choice.position)
+            ).all()
+    finally:
+        db.dispose()
+    found: dict[int, dict[bool, int]] = {}
+    for qid, cid, correct in rows:
+        found.setdefault(qid, {}).setdefault(bool(correct), cid)
+    return [(qid, ids[True], ids[False]) for qid, ids in found.items()]
+
+
+def test_two_of_seven_right_is_shown_below_the_pass_mark(
+    learner: Page, database_url: str, screenshot: Callable[[Page, str], None]
+) -> None:
+    page = learner
+    questions = _seed_choices(database_url)
+    assert len(questions) == 7
+    for n, (qid, right, wrong) in enumerate(questions):
+        page.goto(f"/questions/{qid}")
+        page.locator(f"input[name=choice][value='{right if n < 2 else wrong}'] + label").click()
+        page.get_by_role("button", name="Check answer").click()
+        expect(
+            page.get_by_role("heading", name="Correct!" if n < 2 else "Not quite.")
+        ).to_be_visible()
+    page.goto("/progress")
+    exam = page.get_by_role("listitem").filter(
+        has=page.get_by_role("heading", name="TensorRT practice exam")
+    )
+    expect(exam).to_contain_text("7 of 7 answered, 2 right")
+    expect(exam).to_contain_text("below the pass mark")
+    expect(exam).not_to_contain_text("at or above")
+    topics = page.get_by_role("region", name="Topics, weakest first")
+    first = topics.get_by_role("listitem").first  # weakest: all its latest answers wrong
+    expect(first).to_contain_text("latest answers right: 0 of")
+    expect(first).to_contain_text("recall now: 0%")
+    assert_accessible(page, "dashboard of a learner with 2 of 7 right")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert_no_horizontal_scroll(page, "dashboard of a learner with 2 of 7 right at 390 px")
+    screenshot(page, "dashboard-phone")

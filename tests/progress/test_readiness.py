@@ -40,26 +40,36 @@ def test_the_expected_score_weighs_each_topic_by_its_weight():
 
 def test_readiness_draws_on_the_exams_sets_and_topic_subtrees():
     cells = {
-        ("a", 1): Cell(2, 2, 2.0),
+        ("a", 1): Cell(2, 2, 2.0, right=2),
         ("a", 2): Cell(2),
-        ("b", 1): Cell(4, 4, 0.4),
+        ("b", 1): Cell(4, 4, 0.4, right=1),
         ("b", None): Cell(2),
     }
     by_set = readiness(ExamPlan("x", "X", 70, ("a",), ()), cells)
-    assert (by_set.questions, by_set.seen) == (4, 2)
+    assert (by_set.questions, by_set.seen, by_set.needed) == (4, 2, 2)
     assert by_set.expected == pytest.approx((2.0 + 0.5) / 4) and by_set.expected_percent == 62
     assert not by_set.ready
     everything = readiness(ExamPlan("y", "Y", 20, (), ()), cells)
     assert everything.questions == 10 and everything.ready
     weighted = readiness(ExamPlan("z", "Z", 50, (), ((1.0, frozenset({1, 3})),)), cells)
     assert (weighted.questions, weighted.seen) == (6, 6)
-    assert weighted.expected == pytest.approx(2.4 / 6)
+    assert weighted.expected == pytest.approx(2.4 / 6) and weighted.right == 3
+
+
+def test_the_forecast_is_never_above_the_share_of_latest_answers_right():
+    # a heavily weighted topic all right, a light one mostly wrong: 3 of 7 right in all
+    cells = {("a", 1): Cell(2, 2, 2.0, right=2), ("a", 2): Cell(5, 5, 1.0, right=1)}
+    found = readiness(
+        ExamPlan("x", "X", 50, (), ((9.0, frozenset({1})), (1.0, frozenset({2})))), cells
+    )
+    assert found.expected == pytest.approx(3 / 7) and found.expected_percent == 42
+    assert not found.ready
 
 
 def test_readiness_of_an_exam_without_questions_is_unknown():
     found = readiness(ExamPlan("x", "X", 70, ("none",), ()), {("a", 1): Cell(2)})
     assert found.expected is None and found.expected_percent is None and not found.ready
-    assert Readiness("x", "X", 70, 10, 5, 0.7).ready
+    assert Readiness("x", "X", 70, 10, 5, 0.7, right=4, needed=5).ready
 
 
 def _score(n: int, percent: float, passed: bool, mark: int = 70) -> ExamScore:
@@ -85,11 +95,12 @@ def test_a_single_attempt_stands_in_the_middle_with_the_pass_mark_across():
     assert chart.pass_line.startswith(f"{chart.left},") and f"{chart.right}," in chart.pass_line
 
 
-def test_a_learner_with_no_history_is_expected_to_score_a_guess(seeded, make_user):
+def test_a_learner_with_no_history_has_no_forecast_yet(seeded, make_user):
     user = make_user("ann")
     with seeded.session_scope() as session:
         view = queries.dashboard(session, user.id, T0)
     assert view.empty and view.chart is None and view.seconds == 0
     (exam,) = view.readiness
-    assert exam.slug == "tensorrt-practice-exam" and exam.expected_percent == 25
-    assert (exam.questions, exam.seen, exam.pass_mark) == (7, 0, 70)
+    assert exam.slug == "tensorrt-practice-exam" and exam.expected == UNSEEN_RECALL
+    assert not exam.enough and exam.expected_percent is None and not exam.ready
+    assert (exam.questions, exam.seen, exam.needed, exam.pass_mark) == (7, 0, 4, 70)
