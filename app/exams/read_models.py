@@ -117,6 +117,33 @@ class ReviewItem:
     question_id: int | None
     references: tuple[ReferenceView, ...] = ()
 
+    @property
+    def state(self) -> str:
+        """How the question went: right, partly right, wrong, or unanswered (left blank)."""
+        if not self.selected_ids:
+            return "unanswered"
+        if self.correct:
+            return "right"
+        return "partly right" if self.points else "wrong"
+
+    @property
+    def chosen(self) -> tuple[ChoiceView, ...]:
+        return tuple(c for c in self.choices if c.id in self.selected_ids)
+
+    @property
+    def keyed(self) -> tuple[ChoiceView, ...]:
+        return tuple(c for c in self.choices if c.id in self.correct_ids)
+
+    def is_shown(self, show: str) -> bool:
+        """Whether the review's filter (all, wrong, unanswered or flagged) shows this item."""
+        if show == "all":
+            return True
+        if show == "flagged":
+            return self.flagged
+        if show == "wrong":
+            return self.state in ("wrong", "partly right")
+        return self.state == show
+
 
 @dataclass(frozen=True)
 class TopicScore:
@@ -137,6 +164,29 @@ class ResultView:
     time_used_s: int
     topics: tuple[TopicScore, ...]  # weakest first
     items: tuple[ReviewItem, ...]
+
+    def shown(self, show: str) -> tuple[ReviewItem, ...]:
+        """The items a filter of the review shows (all, wrong, unanswered or flagged)."""
+        return tuple(item for item in self.items if item.is_shown(show))
+
+    def count(self, show: str) -> int:
+        return len(self.shown(show))
+
+    @property
+    def missed(self) -> tuple[ReviewItem, ...]:
+        """The questions not fully right, answered or not, in the order they were shown."""
+        return tuple(item for item in self.items if not item.correct)
+
+    @property
+    def missed_question_ids(self) -> tuple[int, ...]:
+        """The bank's ids of the missed questions still in it, each once."""
+        ids = (item.question_id for item in self.missed if item.question_id is not None)
+        return tuple(dict.fromkeys(ids))
+
+    @property
+    def missed_topics(self) -> tuple[TopicScore, ...]:
+        """The topics with a question not fully right, weakest first."""
+        return tuple(t for t in self.topics if t.slug is not None and t.correct < t.total)
 
 
 @dataclass(frozen=True)

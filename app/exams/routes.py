@@ -24,7 +24,8 @@ from app.exams.dependencies import (
     quota_of,
 )
 from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, QuotaReached
-from app.exams.read_models import AttemptHeader, TakeView
+from app.exams.read_models import AttemptHeader, ResultView, TakeView
+from app.progress.study_routes import study_url
 from app.web.dependencies import DatabaseDep
 from app.web.forms import decimal_number, whole_number, whole_numbers
 from app.web.limits import FieldText
@@ -36,7 +37,10 @@ ChoiceField = Annotated[list[FieldText] | None, Form(max_length=26)]
 Checkbox = Annotated[FieldText | None, Form(max_length=5)]
 Go = Literal["next", "prev", "summary", "stay"]
 Admin = Annotated[Viewer, Depends(require_role("admin"))]
-Show = Annotated[Literal["all", "wrong", "flagged"], Query(description="Which questions")]
+Show = Annotated[
+    Literal["all", "wrong", "unanswered", "flagged"], Query(description="Which questions")
+]
+PRACTICE_MOST = 20  # the questions a study session's address can name
 
 
 @router.get("/exams", name="exams")
@@ -159,28 +163,29 @@ async def attempt_result(
     if attempt.is_open:
         return _goto(attempt.id, await db.read(queries.resume_position, attempt.id))
     view = await db.read(queries.result, attempt)
-    shown = [
-        item
-        for item in view.items
-        if show == "all"
-        or (show == "wrong" and not item.correct)
-        or (show == "flagged" and item.flagged)
-    ]
     context = {
         "view": view,
-        "shown": shown,
+        "shown": view.shown(show),
         "show": show,
         "late": "late" in request.query_params,
         "time_up": "timeup" in request.query_params,
+        "practice_url": _practice_url(view),
+        "practice_most": PRACTICE_MOST,
     }
     return render(request, "exams/result.html", context)
+
+
+def _practice_url(view: ResultView) -> str | None:
+    """A study session of the questions missed (the first ones, when there are many)."""
+    ids = view.missed_question_ids[:PRACTICE_MOST]
+    return study_url("study_question", ids, question_id=ids[0]) if ids else None
 
 
 @router.get("/attempts/{attempt_id}/review", name="attempt_review")
 async def attempt_review(
     request: Request, attempt: OwnedAttempt, db: DatabaseDep, show: Show = "all"
 ) -> Response:
-    """Review a closed attempt question by question, all of them or the wrong or flagged ones."""
+    """Review a closed attempt question by question: all, or the wrong, unanswered or flagged."""
     return await attempt_result(request, attempt, db, show)
 
 

@@ -48,3 +48,16 @@ def answer(
 ) -> None:
     with db.session_scope(write=True) as session:
         answers.save_answer(session, attempt_id, user_id, position, ids, now, GRACE)
+
+
+def start_page(client, slug: str = EXAM) -> int:  # type: ignore[no-untyped-def]
+    """Start (or resume) an exam as a browser does; return the attempt's id."""
+    response = client.post(f"/exams/{slug}/start", follow_redirects=False)
+    assert response.status_code == 303
+    return int(response.headers["location"].rsplit("/", 1)[1])
+
+
+def save_page(client, attempt_id: int, position: int, **data: str) -> None:  # type: ignore[no-untyped-def]
+    """Save a question's page as its form does (without script)."""
+    response = client.post(f"/attempts/{attempt_id}/questions/{position}", data=data)
+    assert response.status_code == 200

@@ -164,7 +164,9 @@ def test_summary_lists_unanswered_and_flagged_then_submit_shows_the_result(ann, 
     assert "Learn more in the notes" in result
     assert "/notes/tensorrt-note-2#working-with-mixed-precision" in result
     wrong = ann.get(f"/attempts/{attempt_id}/review?show=wrong").text
-    assert wrong.count('class="review-item"') == 2
+    assert wrong.count('class="review-item"') == 0
+    blank = ann.get(f"/attempts/{attempt_id}/review?show=unanswered").text
+    assert blank.count('class="review-item"') == 2
     flagged = ann.get(f"/attempts/{attempt_id}/review?show=flagged").text
     assert flagged.count('class="review-item"') == 1
     # a closed attempt's question pages lead to the result; saves are refused
