@@ -17,6 +17,7 @@ from app.content.errors import NotFound
 from app.content.markdown import render_inline
 from app.content.models import Question, QuestionSet, Topic
 from app.content.queries import topic_subtrees
+from app.progress.errors import UnknownWalk
 from app.progress.library import Library
 from app.progress.models import ReviewCard
 from app.progress.queries import questions_standing, review_status, topic_mastery
@@ -105,13 +106,14 @@ def _card(user_id: int) -> ColumnElement[bool]:
 
 
 def walk_title(session: Session, kind: str, slug: str) -> str:
-    """Name what a walk goes through: a topic ("topic"), or a set (its wrong answers)."""
+    """Name what a walk goes through: a topic ("topic"), or a set (its wrong answers).
+
+    The name comes from the address's query, so one that names nothing is refused as input."""
     model = Topic if kind == "topic" else QuestionSet
     title = session.scalar(select(model.title).where(model.slug == slug))
     if title is None:
-        raise NotFound(
-            f"There is no {'topic' if kind == 'topic' else 'question set'} called “{slug}”."
-        )
+        what = "topic" if kind == "topic" else "question set"
+        raise UnknownWalk(f"This practice names a {what} that does not exist: “{slug}”.")
     return title
 
 

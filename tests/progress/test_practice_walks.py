@@ -138,8 +138,8 @@ def test_with_nothing_wrong_the_wrong_ones_lead_back_to_the_result(ann, seeded):
     ("path", "status"),
     [
         ("/sets/no-such-set/wrong", 404),
-        ("/study/done?plan=1&topic=no-such-topic", 404),
-        ("/study/1?plan=1&set=no-such-set", 404),
+        ("/study/done?plan=1&topic=no-such-topic", 422),
+        ("/study/1?plan=1&set=no-such-set", 422),
         ("/study/1?plan=1&topic=BAD!", 422),
     ],
 )
