@@ -109,7 +109,7 @@ def study_url(name: str, ids: tuple[int, ...], walk: Walk | None = None, **param
 async def _walk(
     request: Request, db: DatabaseDep, topic: TopicParam = None, set_slug: SetParam = None
 ) -> Walk | None:
-    """Name the topic or set a walk goes through (404 when there is none); a guest may walk
+    """Name the topic or set a walk goes through (422 when there is none); a guest may walk
     a topic, the other walks are for logged-in learners."""
     if topic is not None:
         kind, slug = "topic", topic
