@@ -240,7 +240,7 @@ DEPLOYMENT = "Deployment, Jetson & DLA"
 def test_practising_a_topic_stays_in_the_topic_to_the_end(
     page: Page, console_errors: list[str]
 ) -> None:
-    """ "Practise this topic" walks the topic's questions only, and says when it is through."""
+    """Practising a topic walks its own questions only, and says when it is through."""
     page.goto("/topics/deployment-jetson-dla")
     expected = page.get_by_role("region", name="Questions").get_by_role("listitem").count()
     page.get_by_role("link", name="Practise this topic").click()
