@@ -1,12 +1,13 @@
 """Pages that combine features, assembled here above them.
 
-The home page, a note and a practice question show the content with the logged-in learner's
+The home page, a note, a question set and a practice question show the content with the logged-in learner's
 own standing beside it (progress); the dashboard, its API and the data export gather a
 learner's progress with their exam scores (exams). Each feature's part comes through its own
 typed functions; no feature reaches into another one above it.
 """
 
 import json
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
@@ -17,7 +18,9 @@ from app.content import queries as content_queries
 from app.content.dependencies import (
     CHOICES_IN_ADDRESS,
     NoteDep,
+    PageNumber,
     QuestionDep,
+    Slug,
     chosen_ids,
     shown_grade,
 )
@@ -27,7 +30,7 @@ from app.progress import export
 from app.progress import queries as progress_queries
 from app.progress.api import Weeks, progress_json
 from app.progress.dependencies import LibraryDep, NowDep
-from app.progress.routes import learner_status, note_standing, practice_standing
+from app.progress.routes import learner_status, note_standing, practice_standing, set_resume
 from app.progress.schemas import ProgressOut
 from app.web.dependencies import CacheDep, DatabaseDep
 from app.web.schemas import NOT_FOUND, ErrorOut
@@ -56,6 +59,18 @@ async def note(request: Request, view: NoteDep) -> HTMLResponse:
     """
     context = {"view": view, "note_standing": await note_standing(request, view)}
     return render_page(request, "pages/note.html", context, version=request.app.state.cache.version)
+
+
+@router.get("/sets/{slug}", name="question_set")
+async def question_set(
+    request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1
+) -> HTMLResponse:
+    """Show a question set and a page of its questions; a learner continues where they were."""
+    view = await cache.get(
+        ("set", slug, page), partial(content_queries.question_set, slug=slug, page=page)
+    )
+    context = {"view": view, "resume": await set_resume(request, slug)}
+    return render_page(request, "content/set.html", context, version=cache.version)
 
 
 @router.get("/questions/{question_id}", name="question", openapi_extra=CHOICES_IN_ADDRESS)

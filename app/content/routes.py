@@ -1,22 +1,21 @@
 """Content pages: topics, notes and question sets, and how a practice question is shown (the
-pages that add a learner's standing are assembled in `app.pages`)."""
+pages that add a learner's standing, a set's among them, are assembled in `app.pages`)."""
 
 import secrets
 from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse
 
 from app.accounts.dependencies import load_viewer
 from app.accounts.service import Viewer
 from app.content import queries
 from app.content.dependencies import PageNumber, Slug
-from app.content.errors import NotFound
 from app.content.read_models import Grade, QuestionView, SetTally
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
-from app.web.templating import render, render_page, url_for
+from app.web.templating import render, render_page
 from app.web.timing import stamp
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
@@ -53,25 +52,6 @@ async def topic(
     """Show a topic with its subtopics, notes and a page of its questions."""
     view = await cache.get(("topic", slug, page), partial(queries.topic, slug=slug, page=page))
     return render_page(request, "content/topic.html", {"view": view}, version=cache.version)
-
-
-@router.get("/topics/{slug}/practice", name="practice_topic")
-async def practice_topic(slug: Slug, cache: CacheDep) -> RedirectResponse:
-    """Start practising a topic (with its subtopics) at its first question."""
-    view = await cache.get(("topic", slug, 1), partial(queries.topic, slug=slug, page=1))
-    if not view.questions:
-        raise NotFound(f"The topic “{view.topic.title}” has no questions yet.")
-    target = url_for("question", question_id=view.questions[0].id)
-    return RedirectResponse(target, status_code=303)
-
-
-@router.get("/sets/{slug}", name="question_set")
-async def question_set(
-    request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1
-) -> HTMLResponse:
-    """Show a question set and a page of its questions."""
-    view = await cache.get(("set", slug, page), partial(queries.question_set, slug=slug, page=page))
-    return render_page(request, "content/set.html", {"view": view}, version=cache.version)
 
 
 def practice_page(

@@ -22,9 +22,10 @@ from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, NoteView, QuestionView, SetTally
 from app.content.routes import practice_page
 from app.db import Database
-from app.progress import queries, service
+from app.progress import queries, service, study
 from app.progress.dependencies import NowDep, now_of
 from app.progress.read_models import NoteStanding, ReviewStatus
+from app.progress.study import SetResume
 from app.web.dependencies import DatabaseDep
 from app.web.forms import whole_numbers
 from app.web.limits import FieldText
@@ -214,6 +215,15 @@ async def practice_standing(request: Request, view: QuestionView) -> SetTally | 
     return await db.read(
         queries.set_tally, user_id=viewer.id, set_slug=view.set.slug, total=view.total
     )
+
+
+async def set_resume(request: Request, set_slug: str) -> SetResume | None:
+    """Return where the logged-in learner is in a set (for its start button), or None."""
+    viewer = viewer_of(request)
+    if viewer is None:
+        return None
+    db: Database = request.app.state.db
+    return await db.read(study.set_resume, user_id=viewer.id, set_slug=set_slug)
 
 
 @router.get("/sets/{slug}/summary", name="set_summary")

@@ -6,13 +6,18 @@ learner answers, and each answer is kept (and reviewed) like any practice answer
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import zip_longest
 
-from sqlalchemy import exists, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, case, exists, func, select
+from sqlalchemy.orm import Session, aliased
 
-from app.content.models import Question, Topic
+from app.content.errors import NotFound
+from app.content.markdown import render_inline
+from app.content.models import Question, QuestionSet, Topic
+from app.content.queries import topic_subtrees
+from app.progress.errors import UnknownWalk
 from app.progress.library import Library
 from app.progress.models import ReviewCard
 from app.progress.queries import questions_standing, review_status, topic_mastery
@@ -20,6 +25,7 @@ from app.progress.read_models import ReviewStatus, SummaryQuestion
 
 SESSION_SIZE = 10
 WEAKEST_TOPICS = 3
+WALK_SIZE = 20  # the most questions an address carries (see `study_routes.Plan`)
 
 
 def mix(due: Sequence[int], fresh: Sequence[int], size: int = SESSION_SIZE) -> tuple[int, ...]:
@@ -92,3 +98,114 @@ def summary(
 ) -> tuple[tuple[SummaryQuestion, ...], ReviewStatus]:
     """How a session's questions stand (each one's latest answer), and the review status."""
     return questions_standing(session, user_id, ids), review_status(session, user_id, now)
+
+
+def _card(user_id: int) -> ColumnElement[bool]:
+    """Join condition: the learner's card for a question."""
+    return (ReviewCard.question_id == Question.id) & (ReviewCard.user_id == user_id)
+
+
+def walk_title(session: Session, kind: str, slug: str) -> str:
+    """Name what a walk goes through: a topic ("topic"), or a set (its wrong answers).
+
+    The name comes from the address's query, so one that names nothing is refused as input."""
+    model = Topic if kind == "topic" else QuestionSet
+    title = session.scalar(select(model.title).where(model.slug == slug))
+    if title is None:
+        what = "topic" if kind == "topic" else "question set"
+        raise UnknownWalk(f"This practice names a {what} that does not exist: “{slug}”.")
+    return title
+
+
+def topic_walk(session: Session, user_id: int | None, slug: str) -> tuple[int, ...]:
+    """The questions to practise in a topic and its subtopics, up to WALK_SIZE, in set order;
+    for a learner the unanswered ones first, then those last answered wrong, then the rest."""
+    subtree = topic_subtrees(session).get(slug)
+    if subtree is None:
+        raise NotFound(f"There is no topic called “{slug}”.")
+    query = (
+        select(Question.id)
+        .join(QuestionSet, QuestionSet.id == Question.set_id)
+        .where(Question.topic_id.in_(subtree))
+        .limit(WALK_SIZE)
+    )
+    if user_id is not None:
+        answered = case(
+            (ReviewCard.id.is_(None), 0), (ReviewCard.last_correct.is_(False), 1), else_=2
+        )
+        query = query.outerjoin(ReviewCard, _card(user_id)).order_by(answered)
+    ids = tuple(session.scalars(query.order_by(QuestionSet.slug, Question.position, Question.id)))
+    if not ids:
+        raise NotFound("This topic has no questions yet.")
+    return ids
+
+
+def wrong_walk(session: Session, user_id: int, set_slug: str) -> tuple[int, ...]:
+    """The set's questions whose latest answer was wrong, in set order, up to WALK_SIZE."""
+    if session.scalar(select(QuestionSet.id).where(QuestionSet.slug == set_slug)) is None:
+        raise NotFound(f"There is no question set called “{set_slug}”.")
+    return tuple(
+        session.scalars(
+            select(Question.id)
+            .join(QuestionSet, QuestionSet.id == Question.set_id)
+            .join(ReviewCard, _card(user_id))
+            .where(QuestionSet.slug == set_slug, ReviewCard.last_correct.is_(False))
+            .order_by(Question.position, Question.id)
+            .limit(WALK_SIZE)
+        )
+    )
+
+
+def walk_summary(
+    session: Session, user_id: int | None, ids: tuple[int, ...]
+) -> tuple[SummaryQuestion, ...]:
+    """How a walk's questions stand (each one's latest answer); a guest's are not known."""
+    if user_id is not None:
+        return questions_standing(session, user_id, ids)
+    query = select(Question.id, Question.stem_md).where(Question.id.in_(ids))
+    stems = {row.id: row.stem_md for row in session.execute(query)}
+    found = [qid for qid in ids if qid in stems]
+    return tuple(
+        SummaryQuestion(qid, n, render_inline(stems[qid]), None)
+        for n, qid in enumerate(found, start=1)
+    )
+
+
+@dataclass(frozen=True)
+class SetResume:
+    """Where a learner is in a set: how many answered, and the first question not answered."""
+
+    answered: int
+    total: int
+    next_id: int | None
+    next_position: int | None
+
+
+def set_resume(session: Session, user_id: int, set_slug: str) -> SetResume:
+    """Count the learner's answers in a set, and find the first question not answered (one
+    query; the first is looked up in the set's order index)."""
+    in_set = Question.set_id == QuestionSet.id
+    answered = (
+        select(func.count(ReviewCard.id))
+        .join(Question, _card(user_id))
+        .where(in_set)
+        .correlate(QuestionSet)
+        .scalar_subquery()
+    )
+    unseen = ~exists().where(_card(user_id))
+    first_id = (
+        select(Question.id)
+        .where(in_set, unseen)
+        .order_by(Question.position, Question.id)
+        .limit(1)
+        .correlate(QuestionSet)
+        .scalar_subquery()
+    )
+    found = aliased(Question)
+    ordinal = select(found.ordinal).where(found.id == first_id).scalar_subquery()
+    row = session.execute(
+        select(answered, QuestionSet.question_count, first_id, ordinal).where(
+            QuestionSet.slug == set_slug
+        )
+    ).one_or_none()
+    return SetResume(*row) if row else SetResume(0, 0, None, None)

@@ -34,14 +34,16 @@ def test_a_leaf_topic_lists_only_its_own(client, seeded):
     assert len([a for a in tags(html, "a") if (a.get("href") or "").startswith("/questions/")]) == 1
 
 
-def test_practise_this_topic_starts_at_its_first_question(client, seeded):
+def test_practise_this_topic_walks_its_questions_from_the_first(client, seeded):
     html = client.get("/topics/sparsity").text
     assert 'href="/topics/sparsity/practice"' in html
     response = client.get("/topics/sparsity/practice", follow_redirects=False)
     assert response.status_code == 303
-    assert response.headers["location"] == f"/questions/{question_id(seeded, '1')}"
+    first = question_id(seeded, "1")
+    assert response.headers["location"] == f"/study/{first}?plan={first}&topic=sparsity"
     parent = client.get(f"{PARENT}/practice", follow_redirects=False)
-    assert parent.headers["location"] == f"/questions/{question_id(seeded, '1')}"
+    plan = ".".join(str(question_id(seeded, key)) for key in "1234567")  # subtopics in set order
+    assert parent.headers["location"] == f"/study/{first}?plan={plan}&topic={PARENT[8:]}"
 
 
 @pytest.mark.parametrize("path", ["/topics/nope/practice", "/topics/empty/practice"])

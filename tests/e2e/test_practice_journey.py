@@ -231,3 +231,37 @@ def test_picked_answer_takes_the_result_colour(page: Page, pick: str, badge: str
         ]"""
     )
     assert border == badge_colour, f"border {border}, badge {badge_colour}"
+
+
+DEPLOYMENT = "Deployment, Jetson & DLA"
+
+
+@pytest.mark.browser_context_args(viewport=DESKTOP)
+def test_practising_a_topic_stays_in_the_topic_to_the_end(
+    page: Page, console_errors: list[str]
+) -> None:
+    """Practising a topic walks its own questions only, and says when it is through."""
+    page.goto("/topics/deployment-jetson-dla")
+    expected = page.get_by_role("region", name="Questions").get_by_role("listitem").count()
+    page.get_by_role("link", name="Practise this topic").click()
+    seen: list[str] = []
+    while page.get_by_role("button", name="Check answer").count():
+        intro = page.locator(".study-intro")
+        expect(intro).to_contain_text(f"Practising {DEPLOYMENT}")
+        expect(intro).to_contain_text(f"question {len(seen) + 1} of {expected}")
+        expect(page.locator(".eyebrow").get_by_role("link")).to_have_text(DEPLOYMENT)
+        seen.append(page.get_by_role("heading", level=1).inner_text())
+        page.get_by_role("radio").first.check()
+        page.get_by_role("button", name="Check answer").click()
+        result = page.get_by_role("region", name=re.compile(r"^(Correct!|Not quite\.)$"))
+        if len(seen) == 1:
+            assert_accessible(page, "a topic's question, answered")
+        result.get_by_role("link", name=re.compile(r"^(Next question|Finish)$")).click()
+    assert len(seen) == len(set(seen)) == expected == 2
+    expect(page.get_by_role("heading", level=1)).to_have_text("You have been through this topic")
+    expect(page.get_by_role("link", name="Practise this topic again")).to_be_visible()
+    expect(page.get_by_role("link", name="Read the topic’s notes")).to_have_attribute(
+        "href", "/topics/deployment-jetson-dla"
+    )
+    assert_accessible(page, "the end of a topic's practice")
+    assert console_errors == []
