@@ -59,7 +59,7 @@ def test_anchors_survive_an_edit_elsewhere_in_the_note():
 def test_fenced_code_is_highlighted_with_only_its_token_classes():
     html = render_note(NOTE).sections["usage"]
     pre = tags(html, "pre")
-    assert pre[0]["class"] == "highlight"
+    assert pre[0] == {"class": "highlight", "tabindex": "0"}  # a tab stop to scroll it
     classes = {span["class"] for span in tags(html, "span")}
     assert {"k", "nf", "s2", "c1"} <= classes
 
@@ -67,7 +67,7 @@ def test_fenced_code_is_highlighted_with_only_its_token_classes():
 def test_code_in_an_unknown_language_stays_plain_and_escaped():
     html = render_note(NOTE).sections["usage-2"]
     assert "&lt;b&gt;not bold&lt;/b&gt;" in html
-    assert tags(html, "pre") == [{}] and tags(html, "code") == [{}]  # no class left over
+    assert tags(html, "pre") == [{"tabindex": "0"}] and tags(html, "code") == [{}]  # no class
 
 
 def test_tables_render_without_inline_styles():

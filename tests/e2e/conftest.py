@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.support import Account, new_password, unique_username
+from tests.factories import SHIPPED_SEED_DIR
 from tests.servers import run_studyhall, server_env, serving, studyhall_command
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -134,6 +135,19 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def shipped_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A server with the content `make run` serves: every shipped question and the mock exams."""
+    env = server_env(
+        f"sqlite:///{tmp_path_factory.mktemp('shipped-db') / 'studyhall.db'}",
+        seed_dir=str(SHIPPED_SEED_DIR),
+    )
+    run_studyhall(["migrate"], env)
+    run_studyhall(["seed"], env)
+    with serving(env, tmp_path_factory.mktemp("shipped-server") / "server.log") as url:
+        yield {**env, "url": url}
 
 
 @pytest.fixture

@@ -16,8 +16,7 @@ from tests.e2e.support import (
     new_password,
     unique_username,
 )
-from tests.factories import SHIPPED_SEED_DIR
-from tests.servers import PROJECT_ROOT, run_studyhall, server_env, serving, studyhall_command
+from tests.servers import PROJECT_ROOT, studyhall_command
 
 MOCK = "TensorRT full mock exam"
 QUESTION_URL = re.compile(r"/attempts/\d+/questions/(\d+)$")
@@ -26,19 +25,6 @@ QUESTION_URL = re.compile(r"/attempts/\d+/questions/(\d+)$")
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 MOST = {1280: 40_086 // 3, 390: 62_447 // 3}
-
-
-@pytest.fixture(scope="module")
-def shipped_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """A server with the content `make run` serves, where the 50-question mock exam lives."""
-    env = server_env(
-        f"sqlite:///{tmp_path_factory.mktemp('result-db') / 'studyhall.db'}",
-        seed_dir=str(SHIPPED_SEED_DIR),
-    )
-    run_studyhall(["migrate"], env)
-    run_studyhall(["seed"], env)
-    with serving(env, tmp_path_factory.mktemp("result-server") / "server.log") as url:
-        yield {**env, "url": url}
 
 
 def learner_of(server: dict[str, str]) -> Account:

@@ -1,7 +1,8 @@
 """On a phone-size viewport nothing may scroll sideways (WCAG 1.4.10 Reflow)."""
 
+import httpx2 as httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.support import (
     CALIBRATION_RIGHT,
@@ -44,6 +45,31 @@ def test_every_seed_question_fits_a_phone(page: Page, number: int) -> None:
     links.nth(number - 1).click()
     expect(page.get_by_text(f"Question {number} of {SEED_QUESTIONS}")).to_be_visible()
     assert_no_horizontal_scroll(page)
+
+
+def test_every_shipped_question_fits_a_phone(
+    browser: Browser, shipped_server: dict[str, str]
+) -> None:
+    """Every question `make run` serves, code blocks included, fits 390 px; a code line
+    wider than the screen scrolls inside its block, which takes keyboard focus to do so."""
+    url = shipped_server["url"]
+    ids = [
+        item["id"]
+        for offset in (0, 200)
+        for item in httpx.get(f"{url}/api/v1/questions?limit=200&offset={offset}").json()["items"]
+    ]
+    assert len(ids) > 200
+    context = browser.new_context(base_url=url, viewport=PHONE)
+    page = context.new_page()
+    scrolled_blocks = 0
+    for question_id in ids:
+        page.goto(f"/questions/{question_id}")
+        assert_no_horizontal_scroll(page, f"question {question_id}")
+        for block in page.locator("pre").all():
+            expect(block).to_have_attribute("tabindex", "0")
+            scrolled_blocks += block.evaluate("b => b.scrollWidth > b.clientWidth")
+    context.close()
+    assert scrolled_blocks, "no shipped code block is wider than a phone: the test shows nothing"
 
 
 @pytest.mark.parametrize("path", ["/", TOPIC_PATH, NOTE_PATH, SET_PATH])
