@@ -40,6 +40,8 @@ class ExamBlueprint(Base):
     # Where questions come from: set slugs, and topic slugs with their weights.
     sets: Mapped[list[str]] = mapped_column(JSON, default=list)
     topics: Mapped[dict[str, float]] = mapped_column(JSON, default=dict)
+    # at least this percent of an attempt's questions ask to apply or analyse, not recall
+    reasoning: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     position: Mapped[int] = mapped_column(Integer, default=0)
 
 
@@ -68,6 +70,7 @@ def load_blueprints(session: Session, items: list[BlueprintData], report: Report
         )
         blueprint.partial_credit, blueprint.position = item.partial_credit, position
         blueprint.sets, blueprint.topics = list(item.sets), dict(item.topics)
+        blueprint.reasoning = item.reasoning
 
 
 def check_blueprint(item: BlueprintData, sets: set[str], topics: set[str]) -> None:
@@ -81,6 +84,8 @@ def check_blueprint(item: BlueprintData, sets: set[str], topics: set[str]) -> No
         raise InvalidContent(item.line, f"{name}: mode must be 'exam' or 'practice'")
     if not 0 <= item.pass_mark <= 100:
         raise InvalidContent(item.line, f"{name}: pass_mark must be a percent from 0 to 100")
+    if not 0 <= item.reasoning <= 100:
+        raise InvalidContent(item.line, f"{name}: reasoning must be a percent from 0 to 100")
     if not 1 <= item.question_count <= 1000:
         raise InvalidContent(item.line, f"{name}: questions must be from 1 to 1000")
     if item.time_limit_s is not None and not 60 <= item.time_limit_s <= 86_400:
@@ -116,6 +121,7 @@ def export_blueprints(session: Session) -> list[dict[str, Any]]:
             "partial_credit": b.partial_credit,
             "sets": list(b.sets),
             "topics": dict(b.topics),
+            "reasoning": b.reasoning,
         }
         for b in blueprints
     ]

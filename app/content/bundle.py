@@ -107,6 +107,7 @@ class BlueprintData:
     partial_credit: bool = False
     sets: list[str] = field(default_factory=list)
     topics: dict[str, float] = field(default_factory=dict)
+    reasoning: int = 0  # percent of questions, at least, that ask to apply or analyse
     line: int = 0
 
 

@@ -1,5 +1,6 @@
 """Drawing an attempt's questions (weighted by topic, no repeats) and snapshotting them."""
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -67,6 +68,16 @@ def blueprint_spec(session: Session, blueprint: ExamBlueprint) -> "ExamSpec":
         shuffle_choices=blueprint.shuffle_choices,
         partial_credit=blueprint.partial_credit,
         topic_pools=tuple(pools),
+        reasoning=blueprint.reasoning,
+        reasoning_ids=frozenset(
+            session.scalars(
+                select(Question.id).where(
+                    Question.id.in_(pool), Question.level.in_(("apply", "analyse"))
+                )
+            )
+            if blueprint.reasoning
+            else ()
+        ),
     )
 
 
@@ -78,16 +89,26 @@ def draw(spec: "ExamSpec", rng: random.Random) -> list[int]:
     picked: list[int] = []
     weights = [weight for weight, _ in spec.topic_pools]
     for (_, pool), share in zip(spec.topic_pools, shares(weights, count), strict=True):
-        fresh = [qid for qid in pool if qid not in picked]
-        picked.extend(rng.sample(fresh, min(share, len(fresh))))
-    rest = [qid for qid in spec.question_ids if qid not in set(picked)]
-    picked.extend(rng.sample(rest, count - len(picked)))
+        picked.extend(_sample(spec, pool, share, set(picked), rng))
+    picked.extend(_sample(spec, spec.question_ids, count - len(picked), set(picked), rng))
     if spec.shuffle_questions:
         rng.shuffle(picked)
     else:
         order = {qid: n for n, qid in enumerate(spec.question_ids)}
         picked.sort(key=order.__getitem__)
     return picked
+
+
+def _sample(
+    spec: "ExamSpec", pool: Sequence[int], n: int, taken: set[int], rng: random.Random
+) -> list[int]:
+    """Up to n questions of pool not taken yet, the blueprint's share of them reasoning ones."""
+    fresh = [qid for qid in pool if qid not in taken]
+    n = min(n, len(fresh))
+    reasoning = [qid for qid in fresh if qid in spec.reasoning_ids]
+    first = rng.sample(reasoning, min(math.ceil(n * spec.reasoning / 100), len(reasoning)))
+    chosen = set(first)
+    return first + rng.sample([qid for qid in fresh if qid not in chosen], n - len(first))
 
 
 def shares(weights: Sequence[float], count: int) -> list[int]:

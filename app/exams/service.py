@@ -69,6 +69,8 @@ class ExamSpec:
     shuffle_choices: bool = True
     partial_credit: bool = False
     topic_pools: tuple[tuple[float, tuple[int, ...]], ...] = ()
+    reasoning: int = 0  # percent of the draw, at least, from reasoning_ids where there are some
+    reasoning_ids: frozenset[int] = frozenset()  # the questions that apply or analyse
 
 
 def _due(attempt: Attempt, now: datetime, grace: timedelta) -> bool:

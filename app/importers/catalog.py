@@ -9,7 +9,8 @@ format = "studyhall.catalog/1"
 [notes."<note>"]                topic
 [exams."<exam>"]                title, questions, time_limit_minutes (none: untimed), pass_mark,
                                 mode ("exam" or "practice"), sets = [...], topics = {slug = weight},
-                                description, shuffle_questions, shuffle_choices, partial_credit
+                                description, shuffle_questions, shuffle_choices, partial_credit,
+                                reasoning (the percent, at least, of questions that apply or analyse)
 
 The standard library's TOML parser takes time quadratic in the length of a dotted key
 (`a.a.a...`, or `1. 1. 1. ...`), so the size of the file, the length of its lines and the
@@ -273,6 +274,7 @@ _EXAM_KEYS = {
     "shuffle_questions": bool,
     "shuffle_choices": bool,
     "partial_credit": bool,
+    "reasoning": int,
 }
 
 
@@ -309,6 +311,7 @@ def _blueprint(slug: str, entry: Any, line: int, file: str) -> BlueprintData:
         partial_credit=entry.get("partial_credit", False),
         sets=list(sets),
         topics={key: float(weight) for key, weight in topics.items()},
+        reasoning=entry.get("reasoning", 0),
         line=line,
     )
 

@@ -118,6 +118,7 @@ class _Exam(_Model):
     partial_credit: bool = False
     sets: list[Slug] = []
     topics: dict[Slug, float] = {}
+    reasoning: int = Field(default=0, ge=0, le=100)
 
 
 class _Export(_Model):
