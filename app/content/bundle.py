@@ -18,6 +18,20 @@ class ReferenceData:
     version: str | None = None
 
 
+DIFFICULTIES = ("easy", "medium", "hard")
+LEVELS = ("recall", "apply", "analyse")  # a fact; using it in a case; judging a situation
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a question holds for and asks: the product versions whose behaviour it describes
+    ("TensorRT 10.x"), how hard it is, and the thinking it takes (recall, apply, analyse)."""
+
+    versions: tuple[str, ...] = ()
+    difficulty: str | None = None
+    level: str | None = None
+
+
 @dataclass
 class QuestionData:
     key: str
@@ -30,6 +44,7 @@ class QuestionData:
     topic: str | None = None
     notes: list[str] | None = None  # explicit links as "note-slug#anchor"; None leaves them be
     references: list[ReferenceData] | None = None  # None leaves them be
+    scope: Scope | None = None  # None leaves it be
 
 
 @dataclass
@@ -73,6 +88,7 @@ class Placement:
     line: int
     notes: list[str] | None = None
     references: list[ReferenceData] | None = None
+    scope: Scope | None = None
 
 
 @dataclass

@@ -6,13 +6,16 @@ import re
 import unicodedata
 from urllib.parse import urlsplit
 
-from app.content.bundle import Bundle, QuestionData, ReferenceData
+from app.content.bundle import DIFFICULTIES, LEVELS, Bundle, QuestionData, ReferenceData, Scope
 from app.content.errors import InvalidContent
 from app.content.markdown import split_sections
 
 SLUG, TITLE, KEY, HEADING, AUTHOR = 120, 200, 60, 300, 200
 URL, REFERENCE_TITLE, VERSION = 2000, 300, 80  # the columns of question_reference
 MAX_REFERENCES = 20  # a question's sources; more is a reading list, not a reference
+MAX_VERSIONS = 6
+# A product and its version: "TensorRT 10.x", "TensorRT-LLM 1.2", "Triton 25.x"
+PRODUCT_VERSION = re.compile(r"[A-Za-z][\w.+-]*( [A-Za-z][\w.+-]*){0,3} \d+(\.(\d+|x))*")
 # Spaces, control and invisible formatting characters (which can disguise where a link
 # goes), and characters an address must percent-encode.
 _NOT_IN_URL = re.compile(
@@ -83,6 +86,8 @@ def check_bundle(bundle: Bundle) -> None:
     for placement in bundle.placements:
         if placement.references is not None:
             check_references(placement.line, repr(placement.ref), placement.references)
+        if placement.scope is not None:
+            check_scope(placement.line, repr(placement.ref), placement.scope)
     for note in bundle.notes:
         line = note.line or 1
         _fits(line, "note slug (from its title)", note.slug, SLUG)
@@ -132,6 +137,25 @@ def _check_question(question: QuestionData) -> None:
         question.notes = list(dict.fromkeys(question.notes))
     if question.references is not None:
         check_references(line, repr(question.key), question.references)
+    if question.scope is not None:
+        check_scope(line, repr(question.key), question.scope)
+
+
+def check_scope(line: int, owner: str, scope: Scope) -> None:
+    """Refuse a difficulty or level not on the list, and versions not named as "TensorRT 10.x"."""
+    if scope.difficulty is not None and scope.difficulty not in DIFFICULTIES:
+        raise InvalidContent(line, f"{owner}: difficulty must be one of {', '.join(DIFFICULTIES)}")
+    if scope.level is not None and scope.level not in LEVELS:
+        raise InvalidContent(line, f"{owner}: level must be one of {', '.join(LEVELS)}")
+    if len(scope.versions) > MAX_VERSIONS:
+        raise InvalidContent(line, f"{owner}: at most {MAX_VERSIONS} versions")
+    for version in scope.versions:
+        if not PRODUCT_VERSION.fullmatch(version):
+            raise InvalidContent(
+                line,
+                f"{owner}: version {version[:80]!r} must name a product and a version, "
+                "like 'TensorRT 10.x' or 'TensorRT-LLM 1.2'",
+            )
 
 
 def check_references(line: int, owner: str, references: list[ReferenceData]) -> None:

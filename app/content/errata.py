@@ -104,6 +104,16 @@ def open_errata_column(target: Any) -> Any:
     )
 
 
+def disputed_keys() -> Any:
+    """The questions whose key an open erratum says is wrong: no exam scores them."""
+    return select(ProblemReport.question_id).where(
+        ProblemReport.question_id.is_not(None),
+        ProblemReport.kind == "wrong-answer",
+        ProblemReport.status == "open",
+        ProblemReport.erratum.is_(True),
+    )
+
+
 def unpack_errata(packed: str | None) -> tuple[Erratum, ...]:
     """Read what `open_errata_column` packed, oldest first."""
     if not packed:

@@ -94,4 +94,7 @@ def _question(question: Question, links: dict[int, list[str]]) -> dict[str, Any]
         "references": [
             {"title": r.title, "url": r.url, "version": r.version} for r in question.references
         ],
+        "versions": question.versions,
+        "difficulty": question.difficulty,
+        "level": question.level,
     }

@@ -23,6 +23,7 @@ from app.content.bundle import (
     QuestionSetData,
     ReferenceData,
     Report,
+    Scope,
 )
 from app.content.checks import check_bundle
 from app.content.errata import check_errata, load_errata
@@ -38,7 +39,12 @@ from app.content.models import (
     Topic,
     utcnow,
 )
-from app.content.upserts import replace_references, stored_references, upsert_questions
+from app.content.upserts import (
+    replace_references,
+    scope_values,
+    stored_references,
+    upsert_questions,
+)
 
 BATCH = 250  # questions per step: a few hundred keep each write transaction short
 NOTES_BATCH = 20  # notes per step (a note holds about as much text as 25 questions)
@@ -205,6 +211,9 @@ class Loader:
             if placement.references is not None:
                 assert isinstance(target, Question)
                 self._set_references(session, target, placement.references)
+            if placement.scope is not None:
+                assert isinstance(target, Question)
+                self._set_scope(target, placement.scope)
             self.report.count("placed")
         session.flush()
 
@@ -215,6 +224,18 @@ class Loader:
         if stored_references(session, [question.id]).get(question.id, []) == references:
             return
         replace_references(session, {question.id: references})
+        self._edited(question)
+
+    def _set_scope(self, question: Question, scope: Scope) -> None:
+        """Give a question this scope; a change is an edit (a new revision)."""
+        values = scope_values(scope)
+        if all(getattr(question, name) == value for name, value in values.items()):
+            return
+        for name, value in values.items():
+            setattr(question, name, value)
+        self._edited(question)
+
+    def _edited(self, question: Question) -> None:
         question.revision += 1
         question.updated_at = utcnow()
         self.report.count("questions_updated")

@@ -4,6 +4,7 @@ from datetime import datetime
 from typing import Optional
 
 from sqlalchemy import (
+    JSON,
     CheckConstraint,
     Float,
     ForeignKey,
@@ -72,6 +73,11 @@ class Question(Base):
     explanation_md: Mapped[str] = mapped_column(Text, default="")
     kind: Mapped[str] = mapped_column(String(10), default="single")
     source: Mapped[str] = mapped_column(String(300), default="")
+    # the product versions it holds for ("TensorRT 10.x"), how hard it is, what it asks (the
+    # values checked by app.content.checks)
+    versions: Mapped[list[str]] = mapped_column(JSON, default=list, server_default="[]")
+    difficulty: Mapped[str | None] = mapped_column(String(10))
+    level: Mapped[str | None] = mapped_column(String(10))
     revision: Mapped[int] = mapped_column(Integer, default=1)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

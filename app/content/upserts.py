@@ -2,7 +2,7 @@
 
 Questions are matched by key within their set and choices by position within their question,
 so ids survive an edit (answers and links refer to them). A question whose text, kind,
-choices or references changed counts a new revision; one that only moved keeps its revision.
+choices, references or scope changed counts a new revision; one that only moved keeps its revision.
 References are replaced whole: nothing refers to them. Each write numbers its set again, so
 a question's place and its set's size are read, never counted, by the pages.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.content.bundle import QuestionData, ReferenceData, Report
+from app.content.bundle import QuestionData, ReferenceData, Report, Scope
 from app.content.models import Choice, Question, QuestionReference, QuestionSet, utcnow
 
 
@@ -39,17 +39,28 @@ def upsert_questions(
         topic_id = topics[item.topic] if item.topic is not None else None
         if row is None:
             created.append(
-                _question_row(item, position, topic_id, set_id=set_id, key=item.key, revision=1)
+                _question_row(
+                    item,
+                    position,
+                    topic_id,
+                    item.scope or Scope(),
+                    set_id=set_id,
+                    key=item.key,
+                    revision=1,
+                )
             )
             report.count("questions_created")
             continue
         written.ids[item.key] = row.id
         topic_id = row.topic_id if topic_id is None else topic_id
-        if row.state == _state(item, row.references):
+        if row.state == _state(item, row.references, row.scope):
             moved.append({"id": row.id, "position": position, "topic_id": topic_id})
             report.count("questions_unchanged")
             continue
-        edited.append(_question_row(item, position, topic_id, id=row.id, revision=row.revision + 1))
+        scope = item.scope or row.scope
+        edited.append(
+            _question_row(item, position, topic_id, scope, id=row.id, revision=row.revision + 1)
+        )
         choices.sync(row.id, row.choices, item)
         if item.references is not None and item.references != row.references:
             references[row.id] = item.references
@@ -143,6 +154,7 @@ class _Stored:
     state: tuple[object, ...]
     choices: dict[int, int]  # position -> choice id
     references: list[ReferenceData]
+    scope: Scope
 
 
 def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored]:
@@ -155,6 +167,9 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
             Question.stem_md,
             Question.explanation_md,
             Question.kind,
+            Question.versions,
+            Question.difficulty,
+            Question.level,
         ).where(Question.set_id == set_id, Question.key.in_(keys))
     ).all()
     choices: dict[int, list[tuple[int, int, str, bool]]] = {}
@@ -166,23 +181,28 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
         choices.setdefault(choice[0], []).append(tuple(choice[1:]))  # type: ignore[arg-type]
     references = stored_references(session, [row.id for row in rows])
     stored = {}
-    for qid, key, topic_id, revision, stem, explanation, kind in rows:
+    for qid, key, topic_id, revision, stem, explanation, kind, *scoped in rows:
         mine = choices.get(qid, [])
         state = (stem, explanation, kind, [(text, ok) for _, _, text, ok in mine])
         positions = {position: cid for cid, position, _, _ in mine}
         refs = references.get(qid, [])
-        stored[key] = _Stored(qid, topic_id, revision, (*state, refs), positions, refs)
+        scope = Scope(tuple(scoped[0]), *scoped[1:])
+        stored[key] = _Stored(
+            qid, topic_id, revision, (*state, refs, scope), positions, refs, scope
+        )
     return stored
 
 
-def _state(item: QuestionData, kept: list[ReferenceData]) -> tuple[object, ...]:
-    """What an edit is judged by; references left out of the item keep the stored ones."""
+def _state(item: QuestionData, kept: list[ReferenceData], scope: Scope) -> tuple[object, ...]:
+    """What an edit is judged by; references or scope left out of the item keep the stored."""
     references = kept if item.references is None else item.references
     choices = [(c.text, c.correct) for c in item.choices]
-    return item.stem, item.explanation, item.kind, choices, references
+    return item.stem, item.explanation, item.kind, choices, references, item.scope or scope
 
 
-def _question_row(item: QuestionData, position: int, topic_id: int | None, **rest: object) -> dict:
+def _question_row(
+    item: QuestionData, position: int, topic_id: int | None, scope: Scope, **rest: object
+) -> dict:
     """The question's row as the item has it; rest names the row (new) or its id (edited)."""
     return {
         "position": position,
@@ -192,7 +212,17 @@ def _question_row(item: QuestionData, position: int, topic_id: int | None, **res
         "kind": item.kind,
         "source": item.source[:300],
         "updated_at": utcnow(),
+        **scope_values(scope),
         **rest,
+    }
+
+
+def scope_values(scope: Scope) -> dict[str, object]:
+    """The question columns that hold a scope."""
+    return {
+        "versions": list(scope.versions),
+        "difficulty": scope.difficulty,
+        "level": scope.level,
     }
 
 

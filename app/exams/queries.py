@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
 from app.content.markdown import render
+from app.content.models import Topic
 from app.content.queries import topic_outline
 from app.content.read_models import ChoiceView, PageInfo, ReferenceView, SectionRef, TopicRef
 from app.exams.errors import NotFound, NotSubmitted
@@ -29,6 +30,7 @@ from app.exams.read_models import (
     TakeView,
     TopicScore,
 )
+from app.exams.sampling import shares
 
 HISTORY_LIMIT = 50
 EXAMS_PAGE = 20  # exam cards a page of /exams shows
@@ -52,6 +54,13 @@ def blueprints(
         .order_by(ExamBlueprint.position, ExamBlueprint.id)
         .limit(limit)
         .offset(offset)
+    ).all()
+    titles = dict(
+        session.execute(
+            select(Topic.slug, Topic.title).where(
+                Topic.slug.in_({slug for b in found for slug in b.topics})
+            )
+        ).all()
     )
     return tuple(
         BlueprintSummary(
@@ -63,6 +72,12 @@ def blueprints(
             pass_mark=b.pass_mark,
             mode=b.mode,
             open_attempt_id=open_ids.get(b.id),
+            topics=tuple(
+                (titles.get(slug, slug), n)
+                for slug, n in zip(
+                    b.topics, shares(list(b.topics.values()), b.question_count), strict=True
+                )
+            ),
         )
         for b in found
     )

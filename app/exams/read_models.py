@@ -27,6 +27,7 @@ class BlueprintSummary:
     pass_mark: int
     mode: str
     open_attempt_id: int | None = None
+    topics: tuple[tuple[str, int], ...] = ()  # (topic title, questions drawn from it)
 
 
 @dataclass(frozen=True)

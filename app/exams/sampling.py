@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.content.blueprints import ExamBlueprint
+from app.content.errata import disputed_keys
 from app.content.markdown import render, render_inline
 from app.content.models import (
     Choice,
@@ -27,12 +28,16 @@ if TYPE_CHECKING:
 
 
 def ordered_question_ids(session: Session, *where: Any) -> tuple[int, ...]:
-    """Question ids matching where, in set and position order."""
+    """The ids of questions an exam may score that match where, in set and position order.
+
+    A question whose key an open erratum disputes is left out until an author resolves it;
+    practice still shows it, with the erratum.
+    """
     return tuple(
         session.scalars(
             select(Question.id)
             .join(QuestionSet, Question.set_id == QuestionSet.id)
-            .where(*where)
+            .where(*where, Question.id.not_in(disputed_keys()))
             .order_by(QuestionSet.slug, Question.position)
         )
     )
@@ -71,7 +76,8 @@ def draw(spec: "ExamSpec", rng: random.Random) -> list[int]:
     if count == 0:
         raise ExamError("There are no questions to draw this exam from yet.")
     picked: list[int] = []
-    for (_, pool), share in zip(spec.topic_pools, _shares(spec, count), strict=True):
+    weights = [weight for weight, _ in spec.topic_pools]
+    for (_, pool), share in zip(spec.topic_pools, shares(weights, count), strict=True):
         fresh = [qid for qid in pool if qid not in picked]
         picked.extend(rng.sample(fresh, min(share, len(fresh))))
     rest = [qid for qid in spec.question_ids if qid not in set(picked)]
@@ -84,12 +90,12 @@ def draw(spec: "ExamSpec", rng: random.Random) -> list[int]:
     return picked
 
 
-def _shares(spec: "ExamSpec", count: int) -> list[int]:
-    """Split count over the topic pools by weight (largest remainders get the spare ones)."""
-    total = sum(weight for weight, _ in spec.topic_pools)
+def shares(weights: Sequence[float], count: int) -> list[int]:
+    """Split count by weight (the largest remainders get the spare ones)."""
+    total = sum(weights)
     if not total:
         return []
-    exact = [count * weight / total for weight, _ in spec.topic_pools]
+    exact = [count * weight / total for weight in weights]
     shares = [int(x) for x in exact]
     spare = count - sum(shares)
     for index in sorted(range(len(exact)), key=lambda i: shares[i] - exact[i])[:spare]:

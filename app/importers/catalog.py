@@ -4,7 +4,8 @@ format = "studyhall.catalog/1"
 [[topics]]                      slug, title, optional parent and description
 [question_sets."<set>"]         topic
 [questions."<set>/<key>"]       topic, notes = ["<note>#<anchor>", ...],
-                                references = [{title = "...", url = "https://...", version = "..."}]
+                                references = [{title = "...", url = "https://...", version = "..."}],
+                                versions = ["TensorRT 10.x"], difficulty, level
 [notes."<note>"]                topic
 [exams."<exam>"]                title, questions, time_limit_minutes (none: untimed), pass_mark,
                                 mode ("exam" or "practice"), sets = [...], topics = {slug = weight},
@@ -25,6 +26,7 @@ from app.content.bundle import (
     Placement,
     ReferenceData,
     Report,
+    Scope,
     TopicData,
 )
 from app.importers.errors import ImportRefused
@@ -204,7 +206,35 @@ def _placement(kind: str, ref: str, entry: Any, line: int, file: str) -> Placeme
     references = entry.get("references")
     if references is not None:
         references = _references(kind, ref, references, line, file)
-    return Placement(kind=kind, ref=ref, topic=topic, line=line, notes=notes, references=references)
+    return Placement(
+        kind=kind,
+        ref=ref,
+        topic=topic,
+        line=line,
+        notes=notes,
+        references=references,
+        scope=_scope(kind, ref, entry, line, file),
+    )
+
+
+def _scope(kind: str, ref: str, entry: dict[str, Any], line: int, file: str) -> Scope | None:
+    """Read a question's versions, difficulty and level; the content checks judge the values."""
+    if not entry.keys() & {"versions", "difficulty", "level"}:
+        return None
+    versions, difficulty, level = (entry.get(k) for k in ("versions", "difficulty", "level"))
+    if (
+        kind != "question"
+        or not isinstance(versions, list | None)
+        or not all(isinstance(v, str) for v in versions or ())
+        or not all(isinstance(v, str | None) for v in (difficulty, level))
+    ):
+        raise ImportRefused(
+            file,
+            line,
+            f"{ref!r}: versions must be a list of strings, difficulty and level strings, "
+            "on a question",
+        )
+    return Scope(tuple(versions or ()), difficulty, level)
 
 
 _REFERENCE_KEYS = {"title", "url", "version"}

@@ -22,6 +22,7 @@ from app.content.bundle import (
     QuestionSetData,
     ReferenceData,
     Report,
+    Scope,
     TopicData,
 )
 from app.content.checks import MAX_REFERENCES, REFERENCE_TITLE, URL, VERSION, url_problem
@@ -90,6 +91,9 @@ class _Question(_Model):
     notes: list[str] = []
     # checked one at a time (see _references), so a refusal names the reference's own line
     references: list[Any] = Field(default=[], max_length=MAX_REFERENCES)
+    versions: list[str] | None = None
+    difficulty: str | None = None
+    level: str | None = None
 
 
 class _Note(_Model):
@@ -206,6 +210,9 @@ def _bundle(doc: _Export, raw: dict[str, Any], text: str, file: str) -> Bundle:
                 topic=question.topic,
                 notes=question.notes,
                 references=_references(question.references, (index, line), text, file),
+                scope=Scope(tuple(question.versions or ()), question.difficulty, question.level)
+                if question.model_fields_set & {"versions", "difficulty", "level"}
+                else None,
             )
         )
     return Bundle(

@@ -1,13 +1,10 @@
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.db import Database
 from app.importers.service import parse_document
-from app.migrate import upgrade
 from tests.factories import exported, import_file, row_counts, table_rows
 
 SET = "nca-inference-optimization-tensorrt-5"
@@ -15,16 +12,6 @@ SET = "nca-inference-optimization-tensorrt-5"
 
 def import_json(db: Database, document: dict[str, Any], file: str = "export.json") -> None:
     import_file(db, json.dumps(document, ensure_ascii=False).encode(), file, 0.12)
-
-
-@pytest.fixture
-def other_db(tmp_path: Path) -> Iterator[Database]:
-    """A second, empty SQLite database, migrated."""
-    url = f"sqlite:///{tmp_path / 'other.db'}"
-    upgrade(url)
-    database = Database(url)
-    yield database
-    database.dispose()
 
 
 def test_empty_database_exports_empty_lists(db):
@@ -78,6 +65,9 @@ def test_seed_export_question_fields(seeded):
         "source": "seed/000_21c8a85df645b7bb.txt:16",
         "notes": ["tensorrt-note-2#working-with-mixed-precision"],
         "references": [],
+        "versions": [],
+        "difficulty": None,
+        "level": None,
     }
     assert question["explanation"].startswith("IInt8EntropyCalibrator2 uses KL-divergence")
 
