@@ -418,12 +418,13 @@ def _print_content_report(report: "ContentReport") -> None:
     from rich.table import Table
 
     positions = Table(title="Right answers by position (single-answer questions of four choices)")
-    for column in ("set", "questions", "four-choice", "1", "2", "3", "4", "right is longest"):
+    columns = ("set", "questions", "four-choice", "1", "2", "3", "4")
+    for column in (*columns, "by length: 1st 2nd 3rd last"):
         positions.add_column(column, justify="left" if column == "set" else "right")
     for s in report.sets:
-        share = f"{s.longest_right} of {s.single}" if s.single else "-"
+        shares = " ".join(f"{n / s.single:.0%}" for n in s.by_length) if s.single else "-"
         positions.add_row(
-            escape(s.slug), str(s.questions), str(s.four_choice), *map(str, s.positions), share
+            escape(s.slug), str(s.questions), str(s.four_choice), *map(str, s.positions), shares
         )
     out.print(positions)
     topics = Table(title="Questions per topic")

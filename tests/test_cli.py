@@ -299,7 +299,7 @@ def test_check_content_passes_a_clean_bank(run, cli_db):
     assert result.exit_code == 0, result.output
     text = said(result)
     assert "Right answers by position" in text and "Questions per topic" in text
-    assert "│ bank │ 20 │ 20 │ 5 │ 5 │ 5 │ 5 │ 0 of 20 │" in text
+    assert "│ bank │ 20 │ 20 │ 5 │ 5 │ 5 │ 5 │ 25% 25% 25% 25% │" in text
     assert text.endswith("No findings in 20 questions.")
 
 
@@ -313,8 +313,8 @@ def test_check_content_lists_findings_and_fails(run, seeded):
     )
     assert "thin-topic sparsity: holds 1 question(s); a leaf topic needs at least 20" in text
     assert text.endswith(
-        "21 finding(s) in 7 questions: no-note-link 5, no-reference 7, thin-topic 5, "
-        "topic-without-note 4"
+        "25 finding(s) in 7 questions: absolute-distractor 2, no-note-link 5, no-reference 7, "
+        "stem-echoes-key 2, thin-topic 5, topic-without-note 4"
     )
 
 
@@ -325,6 +325,8 @@ def test_check_content_as_json(run, seeded):
     assert report["questions"] == 7
     assert report["sets"][0]["positions"] == [7, 0, 0, 0]
     assert {f["kind"] for f in report["findings"]} == {
+        "absolute-distractor",
+        "stem-echoes-key",
         "no-reference",
         "no-note-link",
         "thin-topic",

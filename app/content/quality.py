@@ -5,14 +5,28 @@ product version it holds for) and a note section an author linked it to (suggest
 are guesses, so they do not count). Stems must not repeat, nor nearly repeat (see
 `app.content.stems`). A choice "All/None of the above" gives the game away.
 
-Two habits of question writers show only across a set, so they are judged per question set
-over its single-answer questions, once there are at least `MIN_SAMPLE` of them: the right
-choice being the strictly longest, and the right choice sitting in one position (counted
-over four-choice questions). With four choices of even length either happens a quarter of
-the time by chance; more than `SHARE_LIMIT` (40%) of 20 questions happens by chance in about
-one set in 25 (binomial; for any one of the four places, one in 6 if places were drawn at
-random, which authors spreading them on purpose do not do), so past it the set is most
-likely written with a habit.
+A test-wise candidate answers some questions without knowing the subject, from cues in the
+writing; each cue is a finding:
+
+- Length: "pick the longest choice", "the second-longest", "the third-longest" or "the
+  shortest" should each score about a quarter over four-choice questions. Each rule's blind
+  score is judged over the single-answer questions of each set, and of all the sets checked
+  together, once there are at least `RANK_SAMPLE` (12) of them; above `RANK_LIMIT` (30%) is a
+  finding. Choices of the same length are a tie that a candidate breaks at random, so a rule
+  landing on a tie of k choices holding the right one scores 1/k (ties are split).
+- Absolute words (`ABSOLUTES`: always, never, only, all, none, cannot, must, every) in a
+  question's distractors while none of its right choices uses any: "avoid the absolute
+  claims" then finds the key. Words in code spans are code, not claims.
+- An explanation naming a choice by its position ("the first option", "answer (B)", "choice
+  3"): choices are shuffled for each learner, so the position means nothing to them.
+- The stem repeating the key: see `_stem_echoes`.
+
+The right choice sitting in one position shows only across a set, so it is judged per set over
+its single-answer questions of four choices, once there are at least `MIN_SAMPLE` (20) of
+them. Any one place holds it a quarter of the time by chance; more than `SHARE_LIMIT` (40%)
+of 20 questions happens by chance in about one set in 25 (binomial; for any one of the four
+places, one in 6 if places were drawn at random, which authors spreading them on purpose do
+not do), so past it the set is most likely written with a habit.
 
 Every leaf topic that holds questions needs at least `TOPIC_MIN` of them, enough for a
 practice exam to draw from, and a note to study from.
@@ -41,7 +55,27 @@ from app.content.stems import similar_pairs, words
 MIN_SAMPLE = 20
 SHARE_LIMIT = 0.40
 TOPIC_MIN = 20
+RANK_SAMPLE = 12
+RANK_LIMIT = 0.30
+LENGTH_RULES = ("the longest", "the second-longest", "the third-longest", "the shortest")
+ABSOLUTES = frozenset({"always", "never", "only", "all", "none", "cannot", "must", "every"})
+RARE = 3  # a word in at most this many questions of a set is specific to them
+STOP_WORDS = frozenset(
+    """about above after again against along among another because before being below
+    between could doing during either every further having might other others rather shall
+    should since still their there these those through under until using where which while
+    whose within without would""".split()
+)
 _GIVEAWAY = re.compile(r"^\W*(all|none)\s+of\s+(the\s+)?(above|these|those)\b", re.IGNORECASE)
+_CHOICE = r"(?:option|choice|answer|alternative)s?"
+_POSITION = re.compile(
+    rf"""\b(?:(?:first|second|third|fourth|fifth|last|final|above|below|former|latter)\s+{_CHOICE}\b
+    |{_CHOICE}\s+\(?(?-i:[A-E]|[1-5])\)?(?![\w-])
+    |{_CHOICE}\s+(?:one|two|three|four|five)\b
+    |(?:options|choices|answers)\s+(?:above|below)\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_CODE = re.compile(r"`[^`]*`")
 
 
 @dataclass(frozen=True)
@@ -66,7 +100,7 @@ class SetStats:
     single: int  # single-answer questions
     four_choice: int  # single-answer questions with four choices
     positions: tuple[int, ...]  # of the right choice in those, at 1, 2, 3 and 4
-    longest_right: int  # single-answer questions whose right choice is the strictly longest
+    by_length: tuple[float, ...]  # blind score of each of `LENGTH_RULES`, ties split
 
 
 @dataclass(frozen=True)
@@ -112,10 +146,13 @@ def check_content(session: Session, set_prefixes: Sequence[str] = ()) -> Content
     questions = _questions(session, [or_(*prefixes)] if prefixes else [])
     sets = _set_stats(questions)
     topics = _topic_stats(session, questions)
+    single = [q for q in questions if _single(q)]
     findings = [
         *(finding for q in questions for finding in _question_findings(q)),
+        *_stem_echoes(questions),
         *_duplicates(questions),
         *(finding for s in sets for finding in _set_findings(s, questions)),
+        *(_length_findings("all sets", single) if len(sets) > 1 else []),
         *(finding for t in topics for finding in _topic_findings(t)),
     ]
     return ContentReport(len(questions), tuple(sets), tuple(topics), tuple(findings))
@@ -181,6 +218,66 @@ def _question_findings(question: _Question) -> list[Finding]:
     for text, _ in question.choices:
         if _GIVEAWAY.match(text):
             add("giveaway-choice", f"offers {text.strip()!r} as a choice")
+    said = set().union(*(_absolutes(text) for text, ok in question.choices if not ok))
+    if said and not any(_absolutes(text) for text, ok in question.choices if ok):
+        add("absolute-distractor", f"only its distractors say {', '.join(sorted(said))}")
+    places = [match.group(0) for match in _POSITION.finditer(question.explanation_md)]
+    if places:
+        add(
+            "position-in-explanation",
+            f"its explanation names choices by their place ({', '.join(map(repr, places))}); "
+            "choices are shuffled for each learner",
+        )
+    return found
+
+
+def _absolutes(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", _CODE.sub(" ", text).lower())) & ABSOLUTES
+
+
+def _content_words(text: str) -> set[str]:
+    """Words of at least five letters outside code spans, lower case, without a plural s;
+    hyphenated words count as their parts."""
+    found = set()
+    for word in re.findall(r"[a-z][a-z0-9]*", _CODE.sub(" ", text).lower()):
+        if len(word) >= 5 and word not in STOP_WORDS:
+            found.add(word[:-1] if word.endswith("s") and not word.endswith("ss") else word)
+    return found
+
+
+def _stem_echoes(questions: list[_Question]) -> list[Finding]:
+    """A word of the stem that only the right choice repeats points to it ("sparsity ... first
+    introduced" asked, "structured sparsity ..., first supported on Ampere" the key).
+
+    The word must be distinctive: at least five letters, not a stop word, in no distractor, and
+    rare in the question's set (in at most `RARE` of its questions, stem and choices). Words
+    the set uses throughout (engine, layer, input, weight, model) are the subject's vocabulary:
+    a stem and a key sharing them is no cue. Code spans are left out, as names of flags and
+    tensors have to be repeated.
+    """
+    used: dict[str, Counter[str]] = {}
+    texts = {}
+    for q in questions:
+        texts[q.id] = _content_words(" ".join([q.stem_md, *(text for text, _ in q.choices)]))
+        used.setdefault(q.set_slug, Counter()).update(texts[q.id])
+    found = []
+    for q in questions:
+        wrong = set().union(*(_content_words(text) for text, ok in q.choices if not ok))
+        right = set().union(*(_content_words(text) for text, ok in q.choices if ok))
+        echoed = sorted(
+            word
+            for word in (right - wrong) & _content_words(q.stem_md)
+            if used[q.set_slug][word] <= RARE
+        )
+        if echoed:
+            found.append(
+                Finding(
+                    "stem-echoes-key",
+                    q.ref.ref,
+                    f"its stem and only its right choice say {', '.join(echoed)}",
+                    (q.ref,),
+                )
+            )
     return found
 
 
@@ -219,11 +316,22 @@ def _single(question: _Question) -> bool:
     return question.kind == "single" and sum(ok for _, ok in question.choices) == 1
 
 
-def _right_is_longest(question: _Question) -> bool:
-    """Tell whether the right choice is longer than every other (spacing and marks aside)."""
-    lengths = [(len(" ".join(text.replace("`", "").split())), ok) for text, ok in question.choices]
-    right = next(length for length, ok in lengths if ok)
-    return all(length < right for length, ok in lengths if not ok)
+def _length(text: str) -> int:
+    """The length a reader sees: spacing and code marks aside."""
+    return len(" ".join(text.replace("`", "").split()))
+
+
+def _length_hits(question: _Question) -> tuple[float, ...]:
+    """How often each of `LENGTH_RULES` picks the right choice of a single-answer question:
+    1 when the choice at that rank by length is the right one, 1/k when the rank falls on k
+    choices of the same length, one of them right, and 0 otherwise."""
+    lengths = sorted((_length(text) for text, _ in question.choices), reverse=True)
+    right = next(_length(text) for text, ok in question.choices if ok)
+    ranks = (0, 1, 2, len(lengths) - 1)
+    tied = lengths.count(right)
+    return tuple(
+        1 / tied if rank < len(lengths) and lengths[rank] == right else 0.0 for rank in ranks
+    )
 
 
 def _set_stats(questions: list[_Question]) -> list[SetStats]:
@@ -242,31 +350,19 @@ def _set_stats(questions: list[_Question]) -> list[SetStats]:
                 single=len(single),
                 four_choice=len(four),
                 positions=tuple(at[n] for n in range(1, 5)),
-                longest_right=sum(_right_is_longest(q) for q in single if len(q.choices) > 1),
+                by_length=tuple(map(sum, zip(*map(_length_hits, single), strict=True)))
+                if single
+                else (0.0,) * len(LENGTH_RULES),
             )
         )
     return stats
 
 
 def _set_findings(stats: SetStats, questions: list[_Question]) -> list[Finding]:
-    """Giveaways across a set: the right choice too often the longest, or in one place."""
-    found = []
-    if stats.single >= MIN_SAMPLE and stats.longest_right > SHARE_LIMIT * stats.single:
-        longest = tuple(
-            q.ref
-            for q in questions
-            if q.set_slug == stats.slug and _single(q) and _right_is_longest(q)
-        )
-        found.append(
-            Finding(
-                "longest-is-right",
-                stats.slug,
-                f"the right choice is the longest in {stats.longest_right} of {stats.single} "
-                f"single-answer questions ({stats.longest_right / stats.single:.0%}; at most "
-                f"{SHARE_LIMIT:.0%})",
-                longest,
-            )
-        )
+    """Giveaways across a set: the right choice found by its length, or too often in one place."""
+    found = _length_findings(
+        stats.slug, [q for q in questions if q.set_slug == stats.slug and _single(q)]
+    )
     if stats.four_choice >= MIN_SAMPLE:
         for position, count in enumerate(stats.positions, start=1):
             if count > SHARE_LIMIT * stats.four_choice:
@@ -279,6 +375,30 @@ def _set_findings(stats: SetStats, questions: list[_Question]) -> list[Finding]:
                         f"; at most {SHARE_LIMIT:.0%})",
                     )
                 )
+    return found
+
+
+def _length_findings(subject: str, single: list[_Question]) -> list[Finding]:
+    """Each rule of `LENGTH_RULES` scoring above `RANK_LIMIT` over at least `RANK_SAMPLE`
+    single-answer questions, with the questions where it finds the right choice."""
+    if len(single) < RANK_SAMPLE:
+        return []
+    hits = [_length_hits(q) for q in single]
+    found = []
+    for n, rule in enumerate(LENGTH_RULES):
+        score = sum(h[n] for h in hits)
+        if score > RANK_LIMIT * len(single):
+            found.append(
+                Finding(
+                    "length-cue",
+                    subject,
+                    f"picking {rule} choice finds the right one in {round(score, 1):g} of "
+                    f"{len(single)} "
+                    f"single-answer questions ({score / len(single):.0%}; at most "
+                    f"{RANK_LIMIT:.0%}, ties split)",
+                    tuple(q.ref for q, h in zip(single, hits, strict=True) if h[n]),
+                )
+            )
     return found
 
 

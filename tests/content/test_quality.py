@@ -34,7 +34,7 @@ def test_a_clean_bank_has_no_findings(db):
     (stats,) = report.sets
     assert (stats.questions, stats.single, stats.four_choice) == (44, 44, 44)
     assert stats.positions == (11, 11, 11, 11)
-    assert stats.longest_right == 0
+    assert stats.by_length == (11, 11, 11, 11)  # four choices of one length: ties split
     assert [(t.slug, t.depth, t.questions, t.notes, t.leaf) for t in report.topics] == [
         ("bank-root", 0, 0, 0, False),
         ("alpha", 1, 20, 1, True),
@@ -92,7 +92,8 @@ def test_each_question_gap_is_a_finding(db, change, kind, message):
 def test_all_or_none_of_the_above_gives_the_game_away(db, text, found):
     document = a_bank({"alpha": 20})
     choice(text)(document)
-    assert kinds(checked(db, document)) == ([("giveaway-choice", "bank/4")] if found else [])
+    giveaways = [k for k in kinds(checked(db, document)) if k[0] == "giveaway-choice"]
+    assert giveaways == ([("giveaway-choice", "bank/4")] if found else [])
 
 
 def test_a_suggested_note_link_does_not_count_as_one(db):
@@ -166,35 +167,152 @@ def test_prefix_filtering_finds_exactly_the_pairs_a_full_comparison_finds():
     assert sorted(similar_pairs(stems)) == everything
 
 
-def longest_right(document: Document, count: int) -> None:
-    """Make the right choice the strictly longest in the first count questions."""
-    for item in document["questions"][:count]:
+def rank_right(document: Document, ranks: list[int]) -> None:
+    """Make the right choice of question n the ranks[n]-th longest (1 to 4), no two choices
+    of a question the same length."""
+    for item, rank in zip(document["questions"], ranks, strict=False):
+        pads = [4, 3, 2, 1]
+        right = pads.pop(rank - 1)
         for entry in item["choices"]:
-            if entry["correct"]:
-                entry["text"] += " in full"
+            entry["text"] += " x" * (right if entry["correct"] else pads.pop())
 
 
-@pytest.mark.parametrize(("count", "found"), [(9, True), (8, False)])
-def test_the_right_choice_longest_in_over_40_percent_of_a_set(db, count, found):
+@pytest.mark.parametrize(
+    ("twos", "found"),
+    [(7, True), (6, False)],  # 7 of 20 is 35%, 6 is 30%: at most 30%
+)
+def test_a_length_rule_finding_the_right_choice_in_over_30_percent_of_a_set(db, twos, found):
     document = a_bank({"alpha": 20})
-    longest_right(document, count)
+    others = [1, 3, 4] * 5
+    rank_right(document, [2] * twos + others[: 20 - twos])
     report = checked(db, document)
-    assert report.sets[0].longest_right == count
+    assert report.sets[0].by_length[1] == twos
     if not found:
         assert report.findings == ()
         return
     (finding,) = report.findings
-    assert (finding.kind, finding.subject) == ("longest-is-right", "bank")
-    assert finding.message.startswith("the right choice is the longest in 9 of 20")
-    assert len(finding.questions) == 9
+    assert (finding.kind, finding.subject) == ("length-cue", "bank")
+    assert finding.message == (
+        "picking the second-longest choice finds the right one in 7 of 20 single-answer "
+        "questions (35%; at most 30%, ties split)"
+    )
+    assert [q.ref for q in finding.questions] == [f"bank/{n}" for n in range(1, 8)]
 
 
-def test_a_longest_choice_tied_with_another_is_no_giveaway(db):
+@pytest.mark.parametrize(
+    ("rank", "rule"), [(1, "the longest"), (3, "the third-longest"), (4, "the shortest")]
+)
+def test_each_length_rule_is_judged(db, rank, rule):
     document = a_bank({"alpha": 20})
-    for item in document["questions"]:
-        item["choices"][0]["text"] += " in full"
-        item["choices"][1]["text"] += " in full"
-    assert checked(db, document).findings == ()
+    others = [r for r in (1, 2, 3, 4) if r != rank] * 5
+    rank_right(document, [rank] * 7 + others[:13])
+    (finding,) = checked(db, document).findings
+    assert finding.message.startswith(f"picking {rule} choice finds the right one in 7 of 20")
+
+
+def test_a_tie_splits_the_hit_between_the_tied_choices(db):
+    document = a_bank({"alpha": 20})
+    for item in document["questions"][:4]:  # the right one ties with another for longest
+        partner = next(entry for entry in item["choices"] if not entry["correct"])
+        for entry in item["choices"]:
+            entry["text"] += " long" if entry["correct"] or entry is partner else ""
+    report = checked(db, document)
+    assert report.sets[0].by_length == (2 + 4, 2 + 4, 4, 4)  # 4 halves, 16 quarters each
+    assert report.findings == ()  # 6 of 20 is 30%, no more
+
+
+def test_length_rules_are_judged_over_12_questions_and_over_all_sets(db):
+    document = a_bank({"alpha": 11, "beta": 12})
+    rank_right(document, [1] * 23)
+    small = a_bank({"gamma": 7}, set_slug="small")
+    rank_right(small, [1] * 7)
+    document["topics"] += small["topics"][1:]
+    document["question_sets"] += small["question_sets"]
+    document["notes"] += small["notes"]
+    document["questions"] += small["questions"]
+    report = checked(db, document)
+    length = [f for f in report.findings if f.kind == "length-cue"]
+    assert [(f.subject, f.message.split(" finds")[0]) for f in length] == [
+        ("bank", "picking the longest choice"),
+        ("all sets", "picking the longest choice"),
+    ]
+    assert [len(f.questions) for f in length] == [23, 30]
+    with db.session_scope() as session:  # one set: its own finding says it all
+        one = check_content(session, ["bank"]).findings
+        assert [f.subject for f in one if f.kind == "length-cue"] == ["bank"]
+        assert [f.kind for f in check_content(session, ["small"]).findings] == ["thin-topic"]
+
+
+@pytest.mark.parametrize(
+    ("wrong", "right", "found"),
+    [
+        ("It never runs on the DLA", "Option B", "never"),
+        ("ALL layers, always", "Option B", "all, always"),
+        ("It cannot run", "It must run", None),  # the key makes absolute claims too
+        ("Set `--noDataTransfers=all`", "Option B", None),  # code, not a claim
+        ("Nevertheless it runs", "Option B", None),
+    ],
+)
+def test_absolute_words_only_in_distractors_give_the_key_away(db, wrong, right, found):
+    document = a_bank({"alpha": 20})
+    choices = question(document, 5)["choices"]  # the right one is choice 2
+    choices[0]["text"], choices[1]["text"] = wrong, right
+    report = checked(db, document)
+    if found is None:
+        assert kinds(report) == []
+        return
+    (finding,) = report.findings
+    assert (finding.kind, finding.subject) == ("absolute-distractor", "bank/5")
+    assert finding.message == f"only its distractors say {found}"
+
+
+@pytest.mark.parametrize(
+    ("explanation", "places"),
+    [
+        ("The first option is right; the last choice is wrong.", "'first option', 'last choice'"),
+        ("As the answer above says, option B holds.", "'option B'"),
+        ("Answer (C) is wrong, and so is choice 3.", "'Answer (C)', 'choice 3'"),
+        ("The second answer drops the cache.", "'second answer'"),
+        ("The first layer comes first; an answer a model gives is an option.", None),
+        ("Option-based flags and choice 3D grids differ.", None),
+    ],
+)
+def test_an_explanation_naming_choices_by_place(db, explanation, places):
+    document = a_bank({"alpha": 20})
+    question(document, 6)["explanation"] = explanation
+    report = checked(db, document)
+    if places is None:
+        assert report.findings == ()
+        return
+    (finding,) = report.findings
+    assert (finding.kind, finding.subject) == ("position-in-explanation", "bank/6")
+    assert finding.message.startswith(f"its explanation names choices by their place ({places})")
+
+
+@pytest.mark.parametrize(
+    ("stem", "wrong", "uses", "found"),
+    [
+        ("Which calibrator keeps scales?", "Option A", 1, True),
+        ("Which calibrators keep scales?", "Option A", 1, True),  # plural aside
+        ("Which calibrator keeps scales?", "Calibrator A", 1, False),  # a distractor says it
+        ("Which calibrator keeps scales?", "Option A", 4, False),  # the set's vocabulary
+        ("Which `calibrator` keeps scales?", "Option A", 1, False),  # code
+        ("Which knob keeps scales?", "Option A", 1, False),
+    ],
+)
+def test_a_stem_word_only_the_key_repeats(db, stem, wrong, uses, found):
+    document = a_bank({"alpha": 20})
+    for n in range(1, uses + 1):  # question 1's right choice is choice 2
+        question(document, n)["choices"][1]["text"] = "Calibrator B"
+    question(document, 1)["stem"] = stem
+    question(document, 1)["choices"][0]["text"] = wrong
+    report = checked(db, document)
+    if found:
+        (finding,) = report.findings
+        assert (finding.kind, finding.subject) == ("stem-echoes-key", "bank/1")
+        assert finding.message == "its stem and only its right choice say calibrator"
+    else:
+        assert report.findings == ()
 
 
 def move_right_to_first(document: Document, count: int) -> None:
@@ -222,11 +340,10 @@ def test_one_position_holding_over_40_percent_of_the_right_answers(db, count, fo
         assert report.findings == ()
 
 
-def test_distributions_are_judged_only_over_20_questions(db):
+def test_positions_are_judged_only_over_20_questions(db):
     document = a_bank({"alpha": 19, "beta": 20})
     alpha = a_bank({"alpha": 19}, set_slug="small")
     move_right_to_first(alpha, 19)
-    longest_right(alpha, 19)
     document["question_sets"] += alpha["question_sets"]
     document["questions"] = alpha["questions"] + a_bank({"beta": 20})["questions"]
     report = checked(db, document)

