@@ -443,6 +443,9 @@ def _print_content_report(report: "ContentReport") -> None:
         out.print(f"[yellow]{finding.kind}[/] {escape(f'{finding.subject}: {finding.message}')}")
         for question in about:
             out.print(f"    {escape(f'{question.ref} (id {question.id}): “{question.stem}”')}")
+    for finding in report.accepted:
+        line = f"{finding.subject}: {finding.message}"
+        out.print(f"[dim]accepted {finding.kind} {escape(line)}[/]")
     if report.findings:
         kinds = Counter(finding.kind for finding in report.findings)
         summary = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
@@ -450,7 +453,8 @@ def _print_content_report(report: "ContentReport") -> None:
             f"[red]{len(report.findings)} finding(s) in {report.questions} questions:[/] {summary}"
         )
     else:
-        out.print(f"[green]No findings in {report.questions} questions.[/]")
+        accepted = f" ({len(report.accepted)} accepted as written)" if report.accepted else ""
+        out.print(f"[green]No findings in {report.questions} questions{accepted}.[/]")
 
 
 def _import_files(

@@ -287,6 +287,9 @@ def a_bank(topics: dict[str, int], set_slug: str = "bank") -> dict[str, Any]:
                     "references": [
                         {"title": "Guide", "url": f"https://docs.example.org/{n}", "version": "1.x"}
                     ],
+                    "versions": ["Kit 1.x"],
+                    "difficulty": "medium",
+                    "level": "recall",
                 }
             )
     return document

@@ -25,11 +25,13 @@ LEVELS = ("recall", "apply", "analyse")  # a fact; using it in a case; judging a
 @dataclass(frozen=True)
 class Scope:
     """What a question holds for and asks: the product versions whose behaviour it describes
-    ("TensorRT 10.x"), how hard it is, and the thinking it takes (recall, apply, analyse)."""
+    ("TensorRT 10.x"), how hard it is, the thinking it takes (recall, apply, analyse), and the
+    kinds of `check-content` finding an author accepted for it (a question kept as written)."""
 
     versions: tuple[str, ...] = ()
     difficulty: str | None = None
     level: str | None = None
+    accepted: tuple[str, ...] = ()
 
 
 @dataclass

@@ -149,6 +149,12 @@ def check_scope(line: int, owner: str, scope: Scope) -> None:
         raise InvalidContent(line, f"{owner}: level must be one of {', '.join(LEVELS)}")
     if len(scope.versions) > MAX_VERSIONS:
         raise InvalidContent(line, f"{owner}: at most {MAX_VERSIONS} versions")
+    if len(scope.accepted) > MAX_VERSIONS or not all(
+        re.fullmatch(r"[a-z]+(-[a-z]+)*", kind) and len(kind) <= 40 for kind in scope.accepted
+    ):
+        raise InvalidContent(
+            line, f"{owner}: accepted lists at most {MAX_VERSIONS} finding kinds, like 'length-cue'"
+        )
     for version in scope.versions:
         if not PRODUCT_VERSION.fullmatch(version):
             raise InvalidContent(

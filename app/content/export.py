@@ -97,4 +97,5 @@ def _question(question: Question, links: dict[int, list[str]]) -> dict[str, Any]
         "versions": question.versions,
         "difficulty": question.difficulty,
         "level": question.level,
+        "accepted": question.accepted,
     }

@@ -78,6 +78,7 @@ class Question(Base):
     versions: Mapped[list[str]] = mapped_column(JSON, default=list, server_default="[]")
     difficulty: Mapped[str | None] = mapped_column(String(10))
     level: Mapped[str | None] = mapped_column(String(10))
+    accepted: Mapped[list[str]] = mapped_column(JSON, default=list, server_default="[]")
     revision: Mapped[int] = mapped_column(Integer, default=1)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

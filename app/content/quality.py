@@ -119,6 +119,7 @@ class ContentReport:
     sets: tuple[SetStats, ...]
     topics: tuple[TopicStats, ...]
     findings: tuple[Finding, ...]
+    accepted: tuple[Finding, ...] = ()  # findings an author accepted on a question kept as is
 
 
 @dataclass
@@ -133,6 +134,10 @@ class _Question:
     choices: list[tuple[str, bool]] = field(default_factory=list)
     references: list[tuple[str, str | None]] = field(default_factory=list)  # (url, version)
     linked: bool = False  # to a note section, by an author
+    versions: list[str] = field(default_factory=list)
+    difficulty: str | None = None
+    level: str | None = None
+    accepted: list[str] = field(default_factory=list)
 
     @property
     def ref(self) -> QuestionRef:
@@ -147,7 +152,7 @@ def check_content(session: Session, set_prefixes: Sequence[str] = ()) -> Content
     sets = _set_stats(questions)
     topics = _topic_stats(session, questions)
     single = [q for q in questions if _single(q)]
-    findings = [
+    found = [
         *(finding for q in questions for finding in _question_findings(q)),
         *_stem_echoes(questions),
         *_duplicates(questions),
@@ -155,7 +160,10 @@ def check_content(session: Session, set_prefixes: Sequence[str] = ()) -> Content
         *(_length_findings("all sets", single) if len(sets) > 1 else []),
         *(finding for t in topics for finding in _topic_findings(t)),
     ]
-    return ContentReport(len(questions), tuple(sets), tuple(topics), tuple(findings))
+    kept_as_written = {q.ref.ref: set(q.accepted) for q in questions if q.accepted}
+    accepted = tuple(f for f in found if f.kind in kept_as_written.get(f.subject, ()))
+    findings = tuple(f for f in found if f not in accepted)
+    return ContentReport(len(questions), tuple(sets), tuple(topics), findings, accepted)
 
 
 def _questions(session: Session, scope: list[ColumnElement[bool]]) -> list[_Question]:
@@ -171,11 +179,17 @@ def _questions(session: Session, scope: list[ColumnElement[bool]]) -> list[_Ques
             Question.explanation_md,
             Question.kind,
         )
+        .add_columns(Question.versions, Question.difficulty, Question.level, Question.accepted)
         .join(QuestionSet)
         .where(*scope)
         .order_by(QuestionSet.slug, Question.position)
     ).all()
-    found = {row[0]: _Question(*row) for row in rows}
+    found = {}
+    for *named, versions, difficulty, level, accepted in rows:
+        question = _Question(*named)
+        question.versions, question.difficulty, question.level = versions, difficulty, level
+        question.accepted = accepted
+        found[question.id] = question
     for qid, text, correct in session.execute(
         select(Choice.question_id, Choice.text_md, Choice.is_correct)
         .where(Choice.question_id.in_(in_scope))
@@ -213,6 +227,16 @@ def _question_findings(question: _Question) -> list[Finding]:
             add("weak-reference", f"reference {number} is not an https:// address: {url}")
         if not (version or "").strip():
             add("weak-reference", f"reference {number} does not say which version it holds for")
+        if "/latest/" in url:
+            add(
+                "weak-reference",
+                f"reference {number} points at /latest/, which moves to each new release: "
+                "cite the page of a version",
+            )
+    if not question.versions:
+        add("no-version", "says no product version it holds for")
+    if question.difficulty is None or question.level is None:
+        add("no-difficulty", "has no difficulty or no level (recall, apply, analyse)")
     if not question.linked:
         add("no-note-link", "is linked to no note section by an author")
     for text, _ in question.choices:

@@ -170,6 +170,7 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
             Question.versions,
             Question.difficulty,
             Question.level,
+            Question.accepted,
         ).where(Question.set_id == set_id, Question.key.in_(keys))
     ).all()
     choices: dict[int, list[tuple[int, int, str, bool]]] = {}
@@ -186,7 +187,8 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
         state = (stem, explanation, kind, [(text, ok) for _, _, text, ok in mine])
         positions = {position: cid for cid, position, _, _ in mine}
         refs = references.get(qid, [])
-        scope = Scope(tuple(scoped[0]), *scoped[1:])
+        versions, difficulty, level, accepted = scoped
+        scope = Scope(tuple(versions), difficulty, level, tuple(accepted))
         stored[key] = _Stored(
             qid, topic_id, revision, (*state, refs, scope), positions, refs, scope
         )
@@ -223,6 +225,7 @@ def scope_values(scope: Scope) -> dict[str, object]:
         "versions": list(scope.versions),
         "difficulty": scope.difficulty,
         "level": scope.level,
+        "accepted": list(scope.accepted),
     }
 
 

@@ -5,7 +5,8 @@ format = "studyhall.catalog/1"
 [question_sets."<set>"]         topic
 [questions."<set>/<key>"]       topic, notes = ["<note>#<anchor>", ...],
                                 references = [{title = "...", url = "https://...", version = "..."}],
-                                versions = ["TensorRT 10.x"], difficulty, level
+                                versions = ["TensorRT 10.x"], difficulty, level,
+                                accepted = ["<check-content finding kind>", ...]
 [notes."<note>"]                topic
 [exams."<exam>"]                title, questions, time_limit_minutes (none: untimed), pass_mark,
                                 mode ("exam" or "practice"), sets = [...], topics = {slug = weight},
@@ -220,22 +221,23 @@ def _placement(kind: str, ref: str, entry: Any, line: int, file: str) -> Placeme
 
 def _scope(kind: str, ref: str, entry: dict[str, Any], line: int, file: str) -> Scope | None:
     """Read a question's versions, difficulty and level; the content checks judge the values."""
-    if not entry.keys() & {"versions", "difficulty", "level"}:
+    if not entry.keys() & {"versions", "difficulty", "level", "accepted"}:
         return None
-    versions, difficulty, level = (entry.get(k) for k in ("versions", "difficulty", "level"))
+    versions, accepted = entry.get("versions"), entry.get("accepted")
+    difficulty, level = entry.get("difficulty"), entry.get("level")
     if (
         kind != "question"
-        or not isinstance(versions, list | None)
-        or not all(isinstance(v, str) for v in versions or ())
+        or not all(isinstance(v, list | None) for v in (versions, accepted))
+        or not all(isinstance(v, str) for v in (*(versions or ()), *(accepted or ())))
         or not all(isinstance(v, str | None) for v in (difficulty, level))
     ):
         raise ImportRefused(
             file,
             line,
-            f"{ref!r}: versions must be a list of strings, difficulty and level strings, "
-            "on a question",
+            f"{ref!r}: versions and accepted must be lists of strings, difficulty and level "
+            "strings, on a question",
         )
-    return Scope(tuple(versions or ()), difficulty, level)
+    return Scope(tuple(versions or ()), difficulty, level, tuple(accepted or ()))
 
 
 _REFERENCE_KEYS = {"title", "url", "version"}

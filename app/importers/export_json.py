@@ -94,6 +94,7 @@ class _Question(_Model):
     versions: list[str] | None = None
     difficulty: str | None = None
     level: str | None = None
+    accepted: list[str] | None = None
 
 
 class _Note(_Model):
@@ -211,9 +212,7 @@ def _bundle(doc: _Export, raw: dict[str, Any], text: str, file: str) -> Bundle:
                 topic=question.topic,
                 notes=question.notes,
                 references=_references(question.references, (index, line), text, file),
-                scope=Scope(tuple(question.versions or ()), question.difficulty, question.level)
-                if question.model_fields_set & {"versions", "difficulty", "level"}
-                else None,
+                scope=_scope(question),
             )
         )
     return Bundle(
@@ -235,6 +234,17 @@ def _bundle(doc: _Export, raw: dict[str, Any], text: str, file: str) -> Bundle:
             for n in doc.notes
         ],
         blueprints=[_blueprint(exam, lines.get(("slug", exam.slug), 1)) for exam in doc.exams],
+    )
+
+
+def _scope(question: _Question) -> Scope | None:
+    if not question.model_fields_set & {"versions", "difficulty", "level", "accepted"}:
+        return None  # an older file: the stored scope stays
+    return Scope(
+        tuple(question.versions or ()),
+        question.difficulty,
+        question.level,
+        tuple(question.accepted or ()),
     )
 
 

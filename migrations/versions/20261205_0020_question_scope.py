@@ -1,4 +1,5 @@
-"""question scope: the versions a question holds for, its difficulty and what it asks
+"""question scope: the versions a question holds for, its difficulty and what it asks, and
+the content-check findings an author accepted for it
 
 Existing questions get no versions, difficulty or level; the next import of their file fills
 them in, and `check-content` names every question still without them. The columns are added
@@ -25,9 +26,11 @@ def upgrade() -> None:
     op.add_column('question', sa.Column('versions', sa.JSON(), server_default='[]', nullable=False))
     op.add_column('question', sa.Column('difficulty', sa.String(length=10), nullable=True))
     op.add_column('question', sa.Column('level', sa.String(length=10), nullable=True))
+    op.add_column('question', sa.Column('accepted', sa.JSON(), server_default='[]', nullable=False))
 
 
 def downgrade() -> None:
+    op.drop_column('question', 'accepted')
     op.drop_column('question', 'level')
     op.drop_column('question', 'difficulty')
     op.drop_column('question', 'versions')

@@ -66,6 +66,10 @@ def choice(text: str) -> Callable[[Document], None]:
         (reference(url="http://docs.example.org/3"), "weak-reference", "not an https://"),
         (reference(version=None), "weak-reference", "does not say which version"),
         (edit(3, notes=[]), "no-note-link", "is linked to no note section"),
+        (reference(url="https://docs.example.org/latest/3"), "weak-reference", "/latest/"),
+        (edit(3, versions=[]), "no-version", "says no product version"),
+        (edit(3, difficulty=None), "no-difficulty", "has no difficulty or no level"),
+        (edit(3, level=None), "no-difficulty", "has no difficulty or no level"),
     ],
 )
 def test_each_question_gap_is_a_finding(db, change, kind, message):
@@ -382,3 +386,13 @@ def test_prefixes_limit_the_checks_to_their_sets(db):
             "other/2",
         ]
         assert check_content(session, ["%"]).questions == 0  # a prefix, never a pattern
+
+
+def test_a_finding_an_author_accepted_on_a_question_is_listed_apart(db):
+    document = a_bank({"alpha": 20})
+    question(document, 3)["versions"] = []
+    question(document, 5)["references"][0]["url"] = "https://docs.example.org/latest/5"
+    question(document, 5)["accepted"] = ["weak-reference", "stem-echoes-key"]
+    report = checked(db, document)
+    assert kinds(report) == [("no-version", "bank/3")]
+    assert [(f.kind, f.subject) for f in report.accepted] == [("weak-reference", "bank/5")]

@@ -104,7 +104,7 @@ def test_a_catalog_scope_of_the_wrong_shape_is_refused_naming_its_line(seeded, e
     with pytest.raises(ImportRefused) as caught:
         import_file(seeded, catalog.encode(), "catalog.toml")
     assert caught.value.line == 3
-    assert "versions must be a list of strings" in caught.value.message
+    assert "versions and accepted must be lists of strings" in caught.value.message
 
 
 def test_the_scope_goes_out_with_the_export_and_back_in(db, other_db):
