@@ -3,12 +3,14 @@ subtopic has enough questions and a note, and the content checks find nothing.""
 
 import json
 import random
+import re
 from collections import Counter
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import delete, select
 
+from app.content.bundle import DIFFICULTIES, LEVELS
 from app.content.checks import url_problem
 from app.content.models import Choice, Note, Question, QuestionReference, Topic
 from app.content.quality import TOPIC_MIN, check_content
@@ -41,6 +43,31 @@ def test_every_question_cites_versioned_https_sources(shipped: Database):
         or not (version or "").strip()
     ]
     assert bad == []
+
+
+def test_every_question_states_its_versions_difficulty_and_level(shipped: Database):
+    with shipped.session_scope() as session:
+        rows = session.execute(
+            select(Question.id, Question.versions, Question.difficulty, Question.level)
+        ).all()
+    assert rows
+    unscoped = [
+        qid
+        for qid, versions, difficulty, level in rows
+        if not versions or difficulty not in DIFFICULTIES or level not in LEVELS
+    ]
+    assert unscoped == []
+
+
+def test_no_shipped_reference_or_note_links_to_a_latest_page(shipped: Database):
+    """/latest/ pages change under the bank when a new major version ships: cite a release."""
+    with shipped.session_scope() as session:
+        urls = list(session.scalars(select(QuestionReference.url)))
+        notes = session.execute(select(Note.slug, Note.body_md)).all()
+    assert urls and notes
+    assert [url for url in urls if "/latest/" in url] == []
+    linked = [(slug, url) for slug, body in notes for url in re.findall(r"https?://\S+", body)]
+    assert [(slug, url) for slug, url in linked if "/latest/" in url] == []
 
 
 def test_every_leaf_topic_with_questions_has_enough_of_them_and_a_note(shipped: Database):
