@@ -313,8 +313,8 @@ def test_check_content_lists_findings_and_fails(run, seeded):
     )
     assert "thin-topic sparsity: holds 1 question(s); a leaf topic needs at least 20" in text
     assert text.endswith(
-        "25 finding(s) in 7 questions: absolute-distractor 2, no-note-link 5, no-reference 7, "
-        "stem-echoes-key 2, thin-topic 5, topic-without-note 4"
+        "39 finding(s) in 7 questions: absolute-distractor 2, no-difficulty 7, no-note-link 5, "
+        "no-reference 7, no-version 7, stem-echoes-key 2, thin-topic 5, topic-without-note 4"
     )
 
 
@@ -329,6 +329,8 @@ def test_check_content_as_json(run, seeded):
         "stem-echoes-key",
         "no-reference",
         "no-note-link",
+        "no-version",
+        "no-difficulty",
         "thin-topic",
         "topic-without-note",
     }

@@ -22,6 +22,7 @@ from sqlalchemy import (
     cast,
     func,
     literal_column,
+    or_,
     select,
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
@@ -144,12 +145,30 @@ def check_errata(items: list[ErratumData], questions: set[str], sections: set[st
 
 
 def load_errata(session: Session, items: list[ErratumData], report: Report) -> None:
-    """File each seed erratum once, shown on its content; a known one is left as it is."""
+    """File each seed erratum once, shown on its content; a known one is left as it is.
+
+    A seed erratum still open on content the file speaks of, but no longer in the file, was
+    reworded or withdrawn: it is resolved, so a reworded one does not show twice.
+    """
     keys = {erratum_key(item): item for item in items}
     known = set(
         session.scalars(select(ProblemReport.source_key).where(ProblemReport.source_key.in_(keys)))
     )
     questions, sections = _targets(session, [item.target for item in items])
+    for stale in session.scalars(
+        select(ProblemReport).where(
+            ProblemReport.source_key.is_not(None),
+            ProblemReport.source_key.not_in(keys),
+            ProblemReport.status == "open",
+            or_(
+                ProblemReport.question_id.in_(questions.values()),
+                ProblemReport.section_id.in_(sections.values()),
+            ),
+        )
+    ):
+        stale.status, stale.resolved_at = "resolved", utcnow()
+        stale.resolution = "Replaced by the errata file's current wording."
+        report.count("errata_resolved")
     for key, item in keys.items():
         if key in known:
             report.count("errata_unchanged")

@@ -27,7 +27,8 @@ def export_content(session: Session) -> dict[str, Any]:
             selectinload(Question.choices),
             selectinload(Question.references),
         )
-        .order_by(Question.set_id, Question.position)
+        .join(QuestionSet, Question.set_id == QuestionSet.id)
+        .order_by(QuestionSet.slug, Question.position)
     ).all()
     notes = session.scalars(select(Note).options(joinedload(Note.topic)).order_by(Note.slug)).all()
     links = _explicit_links(session)

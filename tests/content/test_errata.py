@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from app.content.errata import ProblemReport
-from tests.factories import count_queries, count_rows, load_seed, question_id, tags
+from tests.factories import count_queries, count_rows, import_file, load_seed, question_id, tags
 
 NOTE = "/notes/tensorrt-note-2"
 SECTION = "working-with-mixed-precision"
@@ -259,3 +259,34 @@ def test_errata_add_no_query_to_the_pages(app, client, seeded):
         assert 'class="erratum"' in html
         counts[path] = len(statements)
     assert counts[f"/questions/{qid}"] == 2
+
+
+def test_a_reworded_seed_erratum_replaces_the_old_wording_instead_of_showing_twice(seeded):
+    errata = """format = "studyhall.errata/1"
+
+[[errata]]
+target = "tensorrt-note-2#working-with-mixed-precision"
+kind = "typo"
+text = "{text}"
+"""
+    import_file(seeded, errata.format(text="First wording of the slip.").encode(), "e.toml")
+    import_file(seeded, errata.format(text="Second wording, with the version.").encode(), "e.toml")
+    with seeded.session_scope() as session:
+        rows = session.execute(
+            select(ProblemReport.text, ProblemReport.status).where(
+                ProblemReport.text.in_(
+                    ["First wording of the slip.", "Second wording, with the version."]
+                )
+            )
+        ).all()
+        still_open = session.scalars(
+            select(ProblemReport.text).where(
+                ProblemReport.status == "open", ProblemReport.source_key.is_not(None)
+            )
+        ).all()
+    assert sorted(rows) == [
+        ("First wording of the slip.", "resolved"),
+        ("Second wording, with the version.", "open"),
+    ]
+    # the shipped errata on the same section were not in this file: resolved as well
+    assert "Second wording, with the version." in still_open

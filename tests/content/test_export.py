@@ -68,6 +68,7 @@ def test_seed_export_question_fields(seeded):
         "versions": [],
         "difficulty": None,
         "level": None,
+        "accepted": [],
     }
     assert question["explanation"].startswith("IInt8EntropyCalibrator2 uses KL-divergence")
 
