@@ -135,18 +135,24 @@ def test_no_length_rule_finds_the_right_choice_in_over_30_percent_of_the_bank(
 
 
 MOCK_EXAM_SHARES = {
-    "precision-int8-calibration": 9,
-    "engine-building-refit": 9,
-    "throughput-latency": 7,
-    "deployment-jetson-dla": 7,
-    "triton-inference-server": 6,
-    "sparsity": 4,
-    "plugins": 4,
-    "profiling": 4,
+    "precision-int8-calibration": 5,
+    "engine-building-refit": 5,
+    "llm-inference-tensorrt-llm": 5,
+    "quantization-model-optimizer": 4,
+    "dynamic-shapes": 4,
+    "throughput-latency": 4,
+    "deployment-jetson-dla": 3,
+    "triton-inference-server": 3,
+    "profiling": 3,
+    "tooling-polygraphy-graphsurgeon": 3,
+    "torch-tensorrt": 3,
+    "multi-gpu-inference": 3,
+    "plugins": 3,
+    "sparsity": 2,
 }
 
 
-def test_the_full_mock_exam_draws_fifty_questions_weighted_by_subtopic(
+def test_the_full_mock_exam_draws_fifty_questions_weighted_by_subtopic_half_of_them_scenarios(
     shipped: Database, make_user
 ):
     from tests.exams.conftest import GRACE, START
@@ -166,6 +172,28 @@ def test_the_full_mock_exam_draws_fifty_questions_weighted_by_subtopic(
             session.execute(delete(Attempt).where(Attempt.id == started.attempt_id))
         assert len({item.question_id for item in drawn}) == 50
         assert Counter(item.snapshot["topic"]["slug"] for item in drawn) == MOCK_EXAM_SHARES
+        with shipped.session_scope() as session:
+            levels = session.scalars(
+                select(Question.level).where(Question.id.in_([i.question_id for i in drawn]))
+            ).all()
+        assert sum(level in ("apply", "analyse") for level in levels) >= 25
+
+
+def test_every_subtopic_has_a_quiz_and_each_mock_form_asks_for_scenarios(shipped: Database):
+    from app.content.blueprints import ExamBlueprint
+
+    with shipped.session_scope() as session:
+        blueprints = session.scalars(select(ExamBlueprint)).all()
+        parents = set(session.scalars(select(Topic.parent_id)))
+        leaves = {
+            slug
+            for topic_id, slug in session.execute(select(Topic.id, Topic.slug))
+            if topic_id not in parents
+        }
+    quizzed = {slug for b in blueprints if b.slug.startswith("quiz-") for slug in b.topics}
+    assert quizzed == leaves
+    mocks = [b for b in blueprints if "mock" in b.slug]
+    assert len(mocks) >= 2 and all(b.reasoning >= 50 for b in mocks)
 
 
 def test_the_whole_pack_round_trips_through_an_export(shipped: Database, tmp_path):
