@@ -87,8 +87,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             " --think not negative"
         )
     if not args.max_seconds:
-        # The ramp, seven questions' thinking, and room for a slow server.
-        args.max_seconds = int(args.learners / args.spawn_rate + 7 * args.think * 4 + 120)
+        # The ramp, the questions' thinking, and room for a slow server.
+        args.max_seconds = int(args.learners / args.spawn_rate + 5 * args.think * 4 + 120)
     return args
 
 
@@ -299,7 +299,7 @@ def report(
         f" learner to the last (at most {args.max_seconds} s) and the server's CPU time: {runs}",
         "",
         "Each learner logs in through the form, opens the exams page, starts the TensorRT",
-        "exam, and for each of its 7 questions waits the think time, saves one choice as htmx",
+        "exam, and for each of its 5 questions waits the think time, saves one choice as htmx",
         "does (one of the saves also flags the question) and opens the next question; then",
         "the summary, the submit and the result. `page` is a question page, `save` the htmx",
         "save. Afterwards the database is checked against what each learner was told. Figures",
