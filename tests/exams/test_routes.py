@@ -341,3 +341,18 @@ def test_attempt_rows_are_only_made_by_start(ann, seeded):
     start(ann)
     assert count_rows(seeded, Attempt) == 1
     assert count_rows(seeded, AttemptItem) == 7
+
+
+def test_the_exams_page_lists_each_weighted_exams_questions_per_topic(client, db):
+    import json
+
+    from tests.factories import a_bank, import_file
+
+    document = a_bank({"alpha": 20, "beta": 20})
+    document["exams"] = [
+        {"slug": "w", "title": "Weighted", "question_count": 10, "topics": {"alpha": 3, "beta": 2}}
+    ]
+    import_file(db, json.dumps(document).encode(), "bank.json", threshold=0.99)
+    html = client.get("/exams").text
+    assert "Questions per topic" in html
+    assert "<li>Alpha: 6</li><li>Beta: 4</li>" in html
