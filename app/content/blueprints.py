@@ -45,6 +45,10 @@ class ExamBlueprint(Base):
     position: Mapped[int] = mapped_column(Integer, default=0)
 
 
+# How learners see the exams listed: the longest (the mock exams) first, then by title.
+SHOWN_ORDER = (ExamBlueprint.question_count.desc(), ExamBlueprint.title, ExamBlueprint.id)
+
+
 def load_blueprints(session: Session, items: list[BlueprintData], report: Report) -> None:
     """Create or update blueprints by slug, after checking the sets and topics they draw from."""
     if not items:

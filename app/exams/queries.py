@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.orm import Session
 
-from app.content.blueprints import ExamBlueprint
+from app.content.blueprints import SHOWN_ORDER, ExamBlueprint
 from app.content.markdown import render
 from app.content.models import Topic
 from app.content.queries import topic_outline
@@ -51,7 +51,7 @@ def blueprints(
         open_ids = {bp: attempt for bp, attempt in rows if bp is not None}
     found = session.scalars(
         select(ExamBlueprint)
-        .order_by(ExamBlueprint.position, ExamBlueprint.id)
+        .order_by(*SHOWN_ORDER)
         .limit(limit)
         .offset(offset)
     ).all()

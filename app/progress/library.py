@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.content.blueprints import ExamBlueprint
+from app.content.blueprints import SHOWN_ORDER, ExamBlueprint
 from app.content.models import Note, Question, QuestionSet, Topic
 from app.content.queries import topic_subtrees
 from app.progress.readiness import ExamPlan
@@ -41,7 +41,7 @@ _BLUEPRINTS = select(
     ExamBlueprint.pass_mark,
     ExamBlueprint.sets,
     ExamBlueprint.topics,
-).order_by(ExamBlueprint.position, ExamBlueprint.slug)
+).order_by(*SHOWN_ORDER)
 
 
 @dataclass(frozen=True)
