@@ -75,7 +75,7 @@ def test_the_early_release_database_upgrades_as_make_run_does(early_release):
     seeded = runner.invoke(cli, ["seed", "--if-changed"])
     assert seeded.exit_code == 0, seeded.output
     assert "Loaded the seed content: " in _said(seeded)
-    assert "exams created 10" in _said(seeded) and "questions created 214" in _said(seeded)
+    assert "exams created 17" in _said(seeded) and "questions created 376" in _said(seeded)
 
     tables = _tables(early_release)
     cards = tables["review_card"]
@@ -83,9 +83,9 @@ def test_the_early_release_database_upgrades_as_make_run_does(early_release):
         EARLY_ANSWERS
     )
     assert _rows(early_release, select(func.count()).select_from(tables["exam_blueprint"])) == [
-        (10,)
+        (17,)
     ]
-    assert _rows(early_release, select(func.count()).select_from(tables["question"])) == [(221,)]
+    assert _rows(early_release, select(func.count()).select_from(tables["question"])) == [(383,)]
 
 
 def test_the_early_learner_sees_their_history_after_the_upgrade(early_release):
