@@ -1,4 +1,5 @@
-// Keyboard use on practice questions: 1-9 pick a choice, Enter checks (the form's default).
+// Keyboard use on practice questions: 1-9 pick a choice, Enter checks (the form's default);
+// once answered, Enter, n or the right arrow go on as the "Next question" link does.
 // Everything works without this file; it only adds shortcuts and focus handling.
 (function () {
   "use strict";
@@ -14,10 +15,26 @@
     return document.querySelector("form[data-choice-keys]");
   }
 
+  // Enter on a link or a button is theirs; elsewhere (the result heading, the page) it goes on.
+  function goesOn(event) {
+    if (event.key === "Enter") return !event.target.closest("a, button, input, select, textarea, summary");
+    return event.key === "n" || event.key === "N" || event.key === "ArrowRight";
+  }
+
+  function showHints() {
+    document.querySelectorAll("[data-next-hint]").forEach(function (hint) { hint.hidden = false; });
+  }
+
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     var target = event.target;
     if (typesText(target)) return;
+    var next = document.querySelector("a[data-next-key]");
+    if (next && goesOn(event)) {
+      event.preventDefault();
+      next.click();
+      return;
+    }
     var form = activeForm();
     if (!form || form.querySelector("fieldset[disabled]")) return;
     if (/^[1-9]$/.test(event.key)) {
@@ -36,12 +53,14 @@
 
   // A form that came back with an error puts focus on the message, so it is read out first.
   document.addEventListener("DOMContentLoaded", function () {
+    showHints();
     var error = document.getElementById("form-error") || document.querySelector("[aria-invalid=true]");
     if (error) error.focus();
   });
 
   // After htmx shows a result, move focus to it so keyboard and screen-reader users land there.
   document.addEventListener("htmx:afterSwap", function (event) {
+    showHints();
     var heading = event.detail.target && document.getElementById("result-heading");
     if (heading) heading.focus();
     var error = document.querySelector(".form-error");

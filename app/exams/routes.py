@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import Field
 
 from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer, require_role
 from app.accounts.service import Viewer
@@ -23,7 +24,13 @@ from app.exams.dependencies import (
     now_of,
     quota_of,
 )
-from app.exams.errors import AttemptClosed, InvalidExamAnswer, InvalidExamSpec, QuotaReached
+from app.exams.errors import (
+    AttemptClosed,
+    InvalidExamAnswer,
+    InvalidExamSpec,
+    QuotaReached,
+    TimeUp,
+)
 from app.exams.read_models import AttemptHeader, ResultView, TakeView
 from app.progress.study_routes import study_url
 from app.web.dependencies import DatabaseDep
@@ -35,7 +42,8 @@ from app.web.templating import is_htmx, render, url_for
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 ChoiceField = Annotated[list[FieldText] | None, Form(max_length=26)]
 Checkbox = Annotated[FieldText | None, Form(max_length=5)]
-Go = Literal["next", "prev", "summary", "stay"]
+# Where to go after a save: a step, the summary, or a question's number (the navigator's).
+Go = Literal["next", "prev", "summary", "stay"] | Annotated[int, Field(ge=1, le=1000)]
 Admin = Annotated[Viewer, Depends(require_role("admin"))]
 Show = Annotated[
     Literal["all", "wrong", "unanswered", "flagged"], Query(description="Which questions")
@@ -265,6 +273,8 @@ async def save_attempt_question(
         shown = await db.read(queries.take, attempt, position, now)
         return _show(request, shown, error=exc.message, status_code=422, block=block)
     except AttemptClosed as exc:
+        if block is None and isinstance(exc, TimeUp) and not choice:
+            return _result(attempt_id, time_up=True)  # no answer was lost: only say time ran out
         if block is None:
             raise
         return Response(status_code=409, headers={"HX-Redirect": exc.page_redirect or "/"})
@@ -282,8 +292,11 @@ def _after_save(attempt: AttemptHeader, position: int, go: Go, *, late: bool) ->
     if go == "summary" or (go == "next" and position >= attempt.question_count):
         target = url_for("attempt_summary", attempt_id=attempt.id)
         return RedirectResponse(target, status_code=303)
-    step = {"next": 1, "prev": -1}.get(go, 0)
-    return _goto(attempt.id, max(1, position + step), "?saved=late" if late else "")
+    if isinstance(go, int):
+        to = min(go, attempt.question_count)
+    else:
+        to = max(1, position + {"next": 1, "prev": -1}.get(go, 0))
+    return _goto(attempt.id, to, "?saved=late" if late else "")
 
 
 def _choice_ids(values: list[str]) -> list[int]:

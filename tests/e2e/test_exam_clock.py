@@ -147,7 +147,7 @@ def test_without_javascript_the_next_page_after_the_time_is_the_result(
     attempt_id = start_exam(page, served)
     served.at(10 * 60 + 31)  # the deadline and its grace are over
     page.get_by_role("navigation", name="Questions of this exam").get_by_role(
-        "link", name=re.compile(r"^2\s*,")
+        "button", name=re.compile(r"^2\s*,")
     ).click()
     expect(page).to_have_url(re.compile(rf"/attempts/{attempt_id}\?timeup=1$"))
     expect(page.get_by_role("alert")).to_have_text(TIME_RAN_OUT)

@@ -33,7 +33,7 @@ def choices(page: Page):  # type: ignore[no-untyped-def]
 
 def nav_item(page: Page, position: int):  # type: ignore[no-untyped-def]
     return page.get_by_role("navigation", name="Questions of this exam").get_by_role(
-        "link", name=re.compile(rf"^{position}\s*,")
+        "button", name=re.compile(rf"^{position}\s*,")
     )
 
 

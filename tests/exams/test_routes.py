@@ -83,6 +83,59 @@ def test_save_and_next_without_javascript_keeps_the_answer_and_flag(ann, seeded)
     )
 
 
+def test_the_navigator_saves_the_page_then_opens_the_question_named(ann, seeded):
+    """Its numbers are buttons of the answer form: a choice not yet saved is kept."""
+    attempt_id = start(ann)
+    page = ann.get(f"/attempts/{attempt_id}/questions/1").text
+    buttons = [t for t in tags(page, "button") if t.get("form") == "answer-form"]
+    assert [b["value"] for b in buttons] == [str(n) for n in range(1, 8)]
+    assert all(b["name"] == "go" and b["type"] == "submit" for b in buttons)
+    right, _ = right_and_wrong(items(seeded, attempt_id)[0])
+    response = ann.post(
+        f"/attempts/{attempt_id}/questions/1",
+        data={"choice": str(right), "go": "5"},
+        follow_redirects=False,
+    )
+    assert response.headers["location"] == f"/attempts/{attempt_id}/questions/5"
+    assert items(seeded, attempt_id)[0].selected_ids == [right]
+    # A number past the last question opens the last one.
+    response = ann.post(
+        f"/attempts/{attempt_id}/questions/5", data={"go": "999"}, follow_redirects=False
+    )
+    assert response.headers["location"] == f"/attempts/{attempt_id}/questions/7"
+
+
+def test_the_navigator_in_the_grace_saves_and_says_so(ann, seeded, clock):
+    attempt_id = start(ann)
+    right, _ = right_and_wrong(items(seeded, attempt_id)[1])
+    clock.now = START + timedelta(minutes=10, seconds=20)
+    response = ann.post(
+        f"/attempts/{attempt_id}/questions/2",
+        data={"choice": str(right), "go": "1"},
+        follow_redirects=False,
+    )
+    assert response.headers["location"] == f"/attempts/{attempt_id}/questions/1?saved=late"
+    assert items(seeded, attempt_id)[1].selected_ids == [right]
+
+
+def test_the_navigator_of_a_closed_attempt_saves_nothing(ann, seeded, clock):
+    attempt_id = start(ann)
+    right, _ = right_and_wrong(items(seeded, attempt_id)[0])
+    clock.now = START + timedelta(minutes=10, seconds=31)
+    response = ann.post(
+        f"/attempts/{attempt_id}/questions/1",
+        data={"choice": str(right), "go": "3"},
+        follow_redirects=False,
+    )
+    assert response.headers["location"] == f"/attempts/{attempt_id}?late=1"
+    assert items(seeded, attempt_id)[0].selected_ids == []
+    # Without a choice no answer was lost: the result only says the time ran out.
+    response = ann.post(
+        f"/attempts/{attempt_id}/questions/1", data={"go": "3"}, follow_redirects=False
+    )
+    assert response.headers["location"] == f"/attempts/{attempt_id}?timeup=1"
+
+
 def test_htmx_saves_a_choice_and_returns_the_navigator(ann, seeded):
     attempt_id = start(ann)
     right, _ = right_and_wrong(items(seeded, attempt_id)[2])
@@ -104,6 +157,8 @@ def test_htmx_saves_a_choice_and_returns_the_navigator(ann, seeded):
         ({"choice": "999999"}, 422),
         ({"choice": "1" * 12}, 422),
         ({"go": "sideways"}, 422),
+        ({"go": "0"}, 422),
+        ({"go": "1001"}, 422),
         ({"flagged": "x" * 10}, 422),
     ],
 )

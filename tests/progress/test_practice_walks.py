@@ -10,7 +10,7 @@ from sqlalchemy import select
 from app.content.models import Question, Topic
 from tests.factories import SEED_SET, choice_ids, count_queries, log_in, question_id
 
-NEXT = re.compile(r'<a class="button" href="([^"]+)">(Next question|Finish)</a>')
+NEXT = re.compile(r'<a class="button"[^>]* href="([^"]+)">(Next question|Finish)</a>')
 SHOWN = re.compile(r'<form method="post" action="([^"#]+)#result-heading"')
 
 
