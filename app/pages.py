@@ -26,14 +26,16 @@ from app.content.dependencies import (
     shown_grade,
 )
 from app.content.routes import practice_page
+from app.db import Database
 from app.exams import queries as exam_queries
 from app.exams.dependencies import grace_of
+from app.exams.dependencies import now_of as exam_now
 from app.exams.read_models import OpenAttempt
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.progress import export
 from app.progress import queries as progress_queries
 from app.progress.api import Weeks, progress_json
-from app.progress.dependencies import LibraryDep, NowDep, now_of
+from app.progress.dependencies import LibraryDep, NowDep
 from app.progress.routes import (
     home_resumes,
     learner_status,
@@ -43,7 +45,6 @@ from app.progress.routes import (
     set_resume,
 )
 from app.progress.schemas import ProgressOut
-from app.db import Database
 from app.web.dependencies import CacheDep, DatabaseDep
 from app.web.schemas import NOT_FOUND, ErrorOut
 from app.web.templating import render, render_page
@@ -74,7 +75,10 @@ async def _open_attempts(request: Request) -> tuple[OpenAttempt, ...]:
         return ()
     db: Database = request.app.state.db
     return await db.read(
-        exam_queries.open_attempts, user_id=viewer.id, now=now_of(request), grace=grace_of(request)
+        exam_queries.open_attempts,
+        user_id=viewer.id,
+        now=exam_now(request),
+        grace=grace_of(request),
     )
 
 

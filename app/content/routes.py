@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse
 from app.accounts.dependencies import load_viewer
 from app.accounts.service import Viewer
 from app.content import queries
-from app.content.dependencies import PageNumber, Slug
+from app.content.dependencies import PageNumber
 from app.content.read_models import Grade, QuestionView, SetTally
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep

@@ -259,7 +259,7 @@ def question_marks(session: Session, user_id: int, question_ids: Sequence[int]) 
             ReviewCard.user_id == user_id, ReviewCard.question_id.in_(question_ids)
         )
     )
-    return {question_id: correct for question_id, correct in rows}
+    return dict(rows.tuples().all())
 
 
 def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:
