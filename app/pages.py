@@ -1,7 +1,8 @@
 """Pages that combine features, assembled here above them.
 
-The home page, a note, a question set and a practice question show the content with the logged-in learner's
-own standing beside it (progress); the dashboard, its API and the data export gather a
+The home page, a note, a topic, a question set and a practice question show the content with
+the logged-in learner's own standing beside it (progress; on the home page their open exams
+too); the dashboard, its API and the data export gather a
 learner's progress with their exam scores (exams). Each feature's part comes through its own
 typed functions; no feature reaches into another one above it.
 """
@@ -25,12 +26,24 @@ from app.content.dependencies import (
     shown_grade,
 )
 from app.content.routes import practice_page
+from app.db import Database
+from app.exams import queries as exam_queries
+from app.exams.dependencies import grace_of
+from app.exams.dependencies import now_of as exam_now
+from app.exams.read_models import OpenAttempt
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.progress import export
 from app.progress import queries as progress_queries
 from app.progress.api import Weeks, progress_json
 from app.progress.dependencies import LibraryDep, NowDep
-from app.progress.routes import learner_status, note_standing, practice_standing, set_resume
+from app.progress.routes import (
+    home_resumes,
+    learner_status,
+    note_standing,
+    practice_standing,
+    question_marks,
+    set_resume,
+)
 from app.progress.schemas import ProgressOut
 from app.web.dependencies import CacheDep, DatabaseDep
 from app.web.schemas import NOT_FOUND, ErrorOut
@@ -45,10 +58,28 @@ NOT_LOGGED_IN: dict[int | str, dict[str, Any]] = {
 
 @router.get("/", name="home")
 async def home(request: Request, cache: CacheDep) -> HTMLResponse:
-    """Show topics, question sets and notes, and a learner's reviews due."""
+    """Show topics, question sets and notes; a learner's reviews due and what to continue."""
     view = await cache.get("home", content_queries.home)
-    context = {"view": view, "learner_status": await learner_status(request)}
+    context = {
+        "view": view,
+        "learner_status": await learner_status(request),
+        "open_attempts": await _open_attempts(request),
+        "resumes": await home_resumes(request, [s.slug for s in view.sets]),
+    }
     return render_page(request, "pages/home.html", context, version=cache.version)
+
+
+async def _open_attempts(request: Request) -> tuple[OpenAttempt, ...]:
+    viewer = viewer_of(request)
+    if viewer is None:
+        return ()
+    db: Database = request.app.state.db
+    return await db.read(
+        exam_queries.open_attempts,
+        user_id=viewer.id,
+        now=exam_now(request),
+        grace=grace_of(request),
+    )
 
 
 @router.get("/notes/{slug}", name="note")
@@ -65,12 +96,31 @@ async def note(request: Request, view: NoteDep) -> HTMLResponse:
 async def question_set(
     request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1
 ) -> HTMLResponse:
-    """Show a question set and a page of its questions; a learner continues where they were."""
+    """Show a question set and a page of its questions; a learner continues where they were,
+    and sees how their latest answer to each question went."""
     view = await cache.get(
         ("set", slug, page), partial(content_queries.question_set, slug=slug, page=page)
     )
-    context = {"view": view, "resume": await set_resume(request, slug)}
+    context = {
+        "view": view,
+        "resume": await set_resume(request, slug),
+        "marks": await question_marks(request, [q.id for q in view.questions]),
+    }
     return render_page(request, "content/set.html", context, version=cache.version)
+
+
+@router.get("/topics/{slug}", name="topic")
+async def topic(
+    request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1
+) -> HTMLResponse:
+    """Show a topic with its subtopics, notes and a page of its questions; a learner sees how
+    their latest answer to each question went."""
+    view = await cache.get(
+        ("topic", slug, page), partial(content_queries.topic, slug=slug, page=page)
+    )
+    marks = await question_marks(request, [q.id for q in view.questions])
+    context = {"view": view, "marks": marks}
+    return render_page(request, "content/topic.html", context, version=cache.version)
 
 
 @router.get("/questions/{question_id}", name="question", openapi_extra=CHOICES_IN_ADDRESS)

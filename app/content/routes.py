@@ -1,5 +1,6 @@
 """Content pages: topics, notes and question sets, and how a practice question is shown (the
-pages that add a learner's standing, a set's among them, are assembled in `app.pages`)."""
+pages that add a learner's standing, a topic's and a set's among them, are assembled in
+`app.pages`)."""
 
 import secrets
 from functools import partial
@@ -11,7 +12,7 @@ from fastapi.responses import HTMLResponse
 from app.accounts.dependencies import load_viewer
 from app.accounts.service import Viewer
 from app.content import queries
-from app.content.dependencies import PageNumber, Slug
+from app.content.dependencies import PageNumber
 from app.content.read_models import Grade, QuestionView, SetTally
 from app.content.service import shuffle_choices
 from app.web.dependencies import CacheDep
@@ -43,15 +44,6 @@ async def topics(request: Request, cache: CacheDep, page: PageNumber = 1) -> HTM
     """List the top-level topics, 50 a page, each with its first subtopics."""
     view = await cache.get(("topics", page), partial(queries.topics_page, page=page))
     return render_page(request, "content/topics.html", {"view": view}, version=cache.version)
-
-
-@router.get("/topics/{slug}", name="topic")
-async def topic(
-    request: Request, slug: Slug, cache: CacheDep, page: PageNumber = 1
-) -> HTMLResponse:
-    """Show a topic with its subtopics, notes and a page of its questions."""
-    view = await cache.get(("topic", slug, page), partial(queries.topic, slug=slug, page=page))
-    return render_page(request, "content/topic.html", {"view": view}, version=cache.version)
 
 
 def practice_page(

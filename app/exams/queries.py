@@ -24,6 +24,7 @@ from app.exams.read_models import (
     Feedback,
     ItemView,
     NavItem,
+    OpenAttempt,
     ResultView,
     ReviewItem,
     SummaryView,
@@ -325,6 +326,36 @@ def resume_position(session: Session, attempt_id: int) -> int:
     """The first unanswered question of an attempt (the last one when all are answered)."""
     found = marks(session, attempt_id)
     return next((m.position for m in found if not m.answered), len(found) or 1)
+
+
+def open_attempts(
+    session: Session, user_id: int, now: datetime, grace: timedelta
+) -> tuple[OpenAttempt, ...]:
+    """List a learner's open attempts still in time, newest first, each with its questions
+    answered and the first one not answered (the last when all are); one query."""
+    unanswered = case((AttemptItem.answered_at.is_(None), AttemptItem.position))
+    rows = session.execute(
+        select(
+            Attempt.id,
+            Attempt.title,
+            Attempt.question_count,
+            Attempt.deadline_at,
+            func.count(AttemptItem.answered_at),
+            func.min(unanswered),
+        )
+        .join(AttemptItem, AttemptItem.attempt_id == Attempt.id)
+        .where(Attempt.user_id == user_id, Attempt.status == "open")
+        .group_by(Attempt.id)
+        .order_by(Attempt.started_at.desc(), Attempt.id.desc())
+    )
+    in_time = (row for row in rows if row.deadline_at is None or now <= row.deadline_at + grace)
+    return tuple(_open_attempt(row, now) for row in in_time)
+
+
+def _open_attempt(row: Any, now: datetime) -> OpenAttempt:
+    attempt_id, title, count, deadline, answered, first_unanswered = row
+    remaining = None if deadline is None else max(0, int((deadline - now).total_seconds()))
+    return OpenAttempt(attempt_id, title, answered, count, remaining, first_unanswered or count)
 
 
 def count_open(session: Session) -> int:

@@ -62,6 +62,18 @@ class AttemptHeader:
 
 
 @dataclass(frozen=True)
+class OpenAttempt:
+    """An attempt a learner has open: how far they got, the time left, where to go on."""
+
+    id: int
+    title: str
+    answered: int
+    question_count: int
+    remaining_s: int | None  # None when untimed
+    resume_position: int
+
+
+@dataclass(frozen=True)
 class NavItem:
     position: int
     answered: bool

@@ -1,5 +1,6 @@
 """Read queries behind the progress pages and API; each reads one learner's rows only."""
 
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -248,6 +249,17 @@ def set_tally(session: Session, user_id: int, set_slug: str, total: int) -> SetT
     params = {"user_id": user_id, "slug": set_slug}
     answered, right = session.connection().execute(_SET_TALLY, params).one()
     return SetTally(set_slug, total, answered, right)
+
+
+def question_marks(session: Session, user_id: int, question_ids: Sequence[int]) -> dict[int, bool]:
+    """Whether the learner's latest answer to each of these questions was right (the ones
+    never answered are left out)."""
+    rows = session.execute(
+        select(ReviewCard.question_id, ReviewCard.last_correct).where(
+            ReviewCard.user_id == user_id, ReviewCard.question_id.in_(question_ids)
+        )
+    )
+    return dict(rows.tuples().all())
 
 
 def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:

@@ -25,7 +25,7 @@ from app.db import Database
 from app.progress import queries, service, study
 from app.progress.dependencies import NowDep, now_of
 from app.progress.read_models import NoteStanding, ReviewStatus
-from app.progress.study import SetResume
+from app.progress.study import HomeResumes, SetResume
 from app.web.dependencies import DatabaseDep
 from app.web.forms import whole_numbers
 from app.web.limits import FieldText
@@ -224,6 +224,25 @@ async def set_resume(request: Request, set_slug: str) -> SetResume | None:
         return None
     db: Database = request.app.state.db
     return await db.read(study.set_resume, user_id=viewer.id, set_slug=set_slug)
+
+
+async def home_resumes(request: Request, set_slugs: list[str]) -> HomeResumes | None:
+    """Return where the logged-in learner is in these sets and the set they practised last."""
+    viewer = viewer_of(request)
+    if viewer is None:
+        return None
+    db: Database = request.app.state.db
+    return await db.read(study.home_resumes, user_id=viewer.id, set_slugs=set_slugs)
+
+
+async def question_marks(request: Request, question_ids: list[int]) -> dict[int, bool] | None:
+    """Return whether the logged-in learner's latest answer to each question was right (the
+    unanswered left out), or None for a guest."""
+    viewer = viewer_of(request)
+    if viewer is None:
+        return None
+    db: Database = request.app.state.db
+    return await db.read(queries.question_marks, user_id=viewer.id, question_ids=question_ids)
 
 
 @router.get("/sets/{slug}/summary", name="set_summary")

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import zip_longest
+from typing import Any
 
-from sqlalchemy import ColumnElement, case, exists, func, select
+from sqlalchemy import ColumnElement, Select, case, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from app.content.errors import NotFound
@@ -19,7 +20,7 @@ from app.content.models import Question, QuestionSet, Topic
 from app.content.queries import topic_subtrees
 from app.progress.errors import UnknownWalk
 from app.progress.library import Library
-from app.progress.models import ReviewCard
+from app.progress.models import PracticeAnswer, ReviewCard
 from app.progress.queries import questions_standing, review_status, topic_mastery
 from app.progress.read_models import ReviewStatus, SummaryQuestion
 
@@ -175,15 +176,25 @@ def walk_summary(
 class SetResume:
     """Where a learner is in a set: how many answered, and the first question not answered."""
 
+    slug: str
+    title: str
     answered: int
     total: int
     next_id: int | None
     next_position: int | None
 
 
-def set_resume(session: Session, user_id: int, set_slug: str) -> SetResume:
-    """Count the learner's answers in a set, and find the first question not answered (one
-    query; the first is looked up in the set's order index)."""
+@dataclass(frozen=True)
+class HomeResumes:
+    """Where a learner is in the home page's sets, and in the set they practised last."""
+
+    sets: dict[str, SetResume]
+    last: SetResume | None
+
+
+def _resumes(user_id: int) -> Select[Any]:
+    """Each set's slug and title, the learner's answers in it and its first question not
+    answered (looked up in the set's order index)."""
     in_set = Question.set_id == QuestionSet.id
     answered = (
         select(func.count(ReviewCard.id))
@@ -203,9 +214,34 @@ def set_resume(session: Session, user_id: int, set_slug: str) -> SetResume:
     )
     found = aliased(Question)
     ordinal = select(found.ordinal).where(found.id == first_id).scalar_subquery()
-    row = session.execute(
-        select(answered, QuestionSet.question_count, first_id, ordinal).where(
-            QuestionSet.slug == set_slug
-        )
-    ).one_or_none()
-    return SetResume(*row) if row else SetResume(0, 0, None, None)
+    return select(
+        QuestionSet.slug, QuestionSet.title, answered, QuestionSet.question_count, first_id, ordinal
+    )
+
+
+def set_resume(session: Session, user_id: int, set_slug: str) -> SetResume:
+    """Count the learner's answers in a set, and find the first question not answered."""
+    row = session.execute(_resumes(user_id).where(QuestionSet.slug == set_slug)).one_or_none()
+    return SetResume(*row) if row else SetResume(set_slug, "", 0, 0, None, None)
+
+
+def home_resumes(session: Session, user_id: int, set_slugs: Sequence[str]) -> HomeResumes:
+    """Find where the learner is in each of these sets and in the set of their latest practice
+    answer, when it has questions left to answer (one query)."""
+    last_set = (
+        select(Question.set_id)
+        .join(PracticeAnswer, PracticeAnswer.question_id == Question.id)
+        .where(PracticeAnswer.user_id == user_id, PracticeAnswer.source == "practice")
+        .order_by(PracticeAnswer.answered_at.desc(), PracticeAnswer.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    is_last = case((QuestionSet.id == last_set, True), else_=False)
+    rows = session.execute(
+        _resumes(user_id)
+        .add_columns(is_last)
+        .where(or_(QuestionSet.slug.in_(set_slugs), QuestionSet.id == last_set))
+    ).all()
+    resumes = {row[0]: SetResume(*row[:-1]) for row in rows}
+    last = next((resumes[row[0]] for row in rows if row[-1]), None)
+    return HomeResumes(resumes, last if last and last.next_id else None)
