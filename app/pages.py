@@ -141,7 +141,12 @@ async def dashboard(
 ) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
     view = await db.read(
-        progress_queries.dashboard, viewer.id, now, exams=EXAM_RECORDS, library=library
+        progress_queries.dashboard,
+        viewer.id,
+        now,
+        exams=EXAM_RECORDS,
+        library=library,
+        zone=viewer.time_zone,
     )
     response = render(request, "progress/dashboard.html", {"view": view})
     response.headers["cache-control"] = "no-store"
@@ -169,6 +174,12 @@ async def progress(
 ) -> dict[str, Any]:
     """Report my reviews due, mastery per topic (weakest first), activity, exams and readiness."""
     view = await db.read(
-        progress_queries.dashboard, viewer.id, now, weeks=weeks, exams=EXAM_RECORDS, library=library
+        progress_queries.dashboard,
+        viewer.id,
+        now,
+        weeks=weeks,
+        exams=EXAM_RECORDS,
+        library=library,
+        zone=viewer.time_zone,
     )
     return progress_json(view)

@@ -58,6 +58,21 @@
     if (error) error.focus();
   });
 
+  // The browser's time zone goes with log-in and sign-up (an account without one takes it),
+  // and the account page offers it while the account has none. Without this file the
+  // account page's list sets it.
+  document.addEventListener("DOMContentLoaded", function () {
+    var zone = "";
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
+    document.querySelectorAll("input[data-browser-zone]").forEach(function (input) {
+      input.value = zone;
+    });
+    document.querySelectorAll("select[data-browser-zone]").forEach(function (select) {
+      var option = Array.prototype.find.call(select.options, function (o) { return o.value === zone; });
+      if (option) option.selected = true;
+    });
+  });
+
   // After htmx shows a result, move focus to it so keyboard and screen-reader users land there.
   document.addEventListener("htmx:afterSwap", function (event) {
     showHints();

@@ -285,3 +285,50 @@ def test_questions_stored_before_places_existed_get_their_places_and_sets_their_
         assert [tuple(row) for row in places] == [(1, 2), (2, 1), (3, 3), (4, 1)]
     finally:
         engine.dispose()
+
+
+def test_study_day_columns_take_defaults_and_cards_learn_when_they_were_taken_up(empty_url):
+    upgrade(empty_url, "0021")
+    engine = create_engine(empty_url)
+    stamp = "'2026-01-01 00:00:00+00:00'"
+    rows = [
+        f"INSERT INTO user_account (id, username, password_hash, role, created_at) VALUES (1, 'ann', 'x', 'learner', {stamp})",
+        f"INSERT INTO question_set (id, slug, title, source, imported_at) VALUES (1, 's', 'S', '', {stamp})",
+        *(
+            f"INSERT INTO question (id, set_id, key, position, stem_md, explanation_md, kind, source, revision, updated_at) VALUES ({q}, 1, '{q}', {q}, 'Q{q}', '', 'single', '', 1, {stamp})"
+            for q in (1, 2)
+        ),
+        # question 1 answered on the 1st, 2nd and 3rd; question 2 once
+        *(
+            f"INSERT INTO practice_answer (id, user_id, question_id, question_revision, selected_ids, is_correct, answered_at) VALUES ({n}, 1, {q}, 1, '[]', true, '2026-01-0{day} 00:00:00+00:00')"
+            for n, q, day in [(1, 1, 1), (2, 1, 2), (3, 1, 3), (4, 2, 1)]
+        ),
+        *(
+            f"INSERT INTO review_card (id, user_id, question_id, state, due_at, reviews, lapses, last_correct) VALUES ({q}, 1, {q}, 2, {stamp}, {reviews}, 0, true)"
+            for q, reviews in ((1, 3), (2, 1))
+        ),
+    ]
+    try:
+        with engine.begin() as conn:
+            for row in rows:
+                conn.execute(text(row))
+        upgrade(empty_url)
+        with engine.connect() as conn:
+            user = conn.execute(
+                text("SELECT new_per_day, reviews_per_day, time_zone FROM user_account")
+            ).one()
+            taken = conn.execute(
+                text("SELECT question_id, taken_up_at FROM review_card ORDER BY question_id")
+            ).all()
+        assert tuple(user) == (20, 200, None)
+        assert [(q, str(at)[:10] if at else None) for q, at in taken] == [
+            (1, "2026-01-02"),
+            (2, None),
+        ]
+        command.downgrade(alembic_config(empty_url), "0021")
+        assert "time_zone" not in {c["name"] for c in inspect(engine).get_columns("user_account")}
+        assert "taken_up_at" not in {c["name"] for c in inspect(engine).get_columns("review_card")}
+        upgrade(empty_url)
+        command.check(alembic_config(empty_url))
+    finally:
+        engine.dispose()

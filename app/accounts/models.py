@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, String
+from sqlalchemy import CheckConstraint, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base, UTCDateTime, utcnow
@@ -24,6 +24,12 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     role: Mapped[str] = mapped_column(String(10), default="learner")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # the learner's study day: how many new questions and reviews the queue serves a day
+    # (Anki's defaults), and the IANA time zone their days and times are in: None until
+    # their browser or the account page names one (UTC meanwhile)
+    new_per_day: Mapped[int] = mapped_column(Integer, default=20, server_default="20")
+    reviews_per_day: Mapped[int] = mapped_column(Integer, default=200, server_default="200")
+    time_zone: Mapped[str | None] = mapped_column(String(64))
 
 
 class UserSession(Base):

@@ -26,6 +26,7 @@ from app.accounts.passwords import in_turn
 from app.accounts.service import Viewer
 from app.config import Settings
 from app.db import utcnow
+from app.web import zones
 from app.web.dependencies import DatabaseDep
 from app.web.forms import whole_number
 from app.web.limits import FieldText
@@ -110,12 +111,13 @@ async def signup(
     username: FormText = "",
     password: FormText = "",
     next: FormText = "/",
+    time_zone: FormText = "",
 ) -> Response:
-    """Create a learner account and log it in."""
+    """Create a learner account and log it in (in the time zone the browser reports)."""
     values = {"username": username[:64], "next": safe_next(next)}
-    rules, address = policy(_settings(request)), _client(request)
+    rules, address, old = policy(_settings(request)), _client(request), _old_session(request)
     outcome = await db.write(
-        service.sign_up_and_start, username, password, address, rules, _old_session(request)
+        service.sign_up_and_start, username, password, address, rules, old, time_zone
     )
     if isinstance(outcome, AccountError):
         open_ = _settings(request).signup_open
@@ -139,8 +141,12 @@ async def login(
     username: FormText = "",
     password: FormText = "",
     next: FormText = "/",
+    time_zone: FormText = "",
 ) -> Response:
-    """Check the credentials (hashing in turn, before the write lock) and start a fresh session."""
+    """Check the credentials (hashing in turn, before the write lock) and start a fresh session.
+
+    An account without a time zone takes the one the browser reports.
+    """
     values = {"username": username[:64], "next": safe_next(next)}
     rules, address = policy(_settings(request)), _client(request)
     try:
@@ -152,7 +158,14 @@ async def login(
     try:  # with the other small writes (answers, saves) in one queue, where there is one
         async with request.app.state.address_turns.turn(address):
             outcome = await db.write(
-                service.log_in_and_start, username, password, address, rules, verified, old
+                service.log_in_and_start,
+                username,
+                password,
+                address,
+                rules,
+                verified,
+                old,
+                time_zone,
             )
     except RateLimited as exc:
         return _form_page(request, "accounts/login.html", exc, values)
@@ -170,10 +183,18 @@ async def logout(request: Request, db: DatabaseDep) -> Response:
 
 
 def _account_page(
-    request: Request, viewer: Viewer, tokens: list[ApiToken], status_code: int = 200, **extra: Any
+    request: Request,
+    viewer: Viewer,
+    page: tuple[list[ApiToken], service.StudyDay],
+    status_code: int = 200,
+    **extra: Any,
 ) -> HTMLResponse:
+    tokens, day = page
     context = {
         "tokens": tokens,
+        "study_day": day,
+        "daily_limit_max": service.DAILY_LIMIT_MAX,
+        "time_zones": zones.names(),
         "token_lifetimes": service.TOKEN_LIFETIMES,
         "token_scopes": service.scopes_for(viewer.role),
         "token_scope": "read",
@@ -193,11 +214,11 @@ async def _account_error(
     **extra: Any,
 ) -> HTMLResponse:
     """Show the account page (the change rolled back) with the error beside the form's field."""
-    tokens = await db.read(service.list_api_tokens, viewer)
+    page = await db.read(service.account_page, viewer)
     return _account_page(
         request,
         viewer,
-        tokens,
+        page,
         exc.status_code,
         error=exc.message,
         error_field=field,
@@ -208,19 +229,40 @@ async def _account_error(
 
 @router.get("/account", name="account")
 async def account(request: Request, viewer: RequiredViewer, db: DatabaseDep) -> HTMLResponse:
-    """Show the account page: password, API tokens, deleting the account.
+    """Show the account page: study day, password, API tokens, your data, deleting the account.
 
     A token created a moment ago comes in a short-lived cookie and is shown this once.
     """
-    tokens = await db.read(service.list_api_tokens, viewer)
+    page = await db.read(service.account_page, viewer)
     new_token = request.cookies.get(NEW_TOKEN_COOKIE, "")
-    new = service.fresh_api_token(tokens, new_token)
+    new = service.fresh_api_token(page[0], new_token)
     extra: dict[str, Any] = {"new_token": new_token, "new_token_name": new.name} if new else {}
-    response = _account_page(request, viewer, tokens, **extra)
+    response = _account_page(request, viewer, page, **extra)
     if NEW_TOKEN_COOKIE in request.cookies:
         response.delete_cookie(NEW_TOKEN_COOKIE, path="/account", httponly=True)
     response.headers["cache-control"] = "no-store"
     return response
+
+
+@router.post("/account/study-day", name="set_study_day")
+async def set_study_day(
+    request: Request,
+    viewer: RequiredViewer,
+    db: DatabaseDep,
+    new_per_day: FormText = "",
+    reviews_per_day: FormText = "",
+    time_zone: FormText = "",
+) -> Response:
+    """Change my daily limits of new questions and reviews, and my time zone."""
+    values = {"new_per_day": new_per_day, "reviews_per_day": reviews_per_day}
+    try:
+        await db.write(service.set_study_day, viewer, new_per_day, reviews_per_day, time_zone)
+    except InvalidInput as exc:
+        page = await db.read(service.account_page, viewer)
+        context = {"form": "study_day", "errors": exc.errors, "values": values}
+        zone = {"chosen_zone": time_zone} if zones.known(time_zone.strip()) else {}
+        return _account_page(request, viewer, page, exc.status_code, **context, **zone)
+    return RedirectResponse("/account?done=study-day-saved#study-day-heading", status_code=303)
 
 
 @router.post("/account/password", name="change_password")

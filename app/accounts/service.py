@@ -36,11 +36,14 @@ from app.accounts.models import (
 )
 from app.accounts.passwords import check_new_password, hash_password, needs_rehash, verify_password
 from app.db import utcnow
+from app.web import zones
+from app.web.forms import whole_number
 from app.web.metrics import LOGIN_ALARMS
 
 USERNAME = re.compile(r"^[a-z0-9][a-z0-9._-]{2,31}$")
 TOKEN_PREFIX = "shpat_"
 TOKEN_LIFETIMES = (30, 90, 365)  # days a new API token may live
+DAILY_LIMIT_MAX = 9999  # the most new questions or reviews a day a learner may ask for
 # Visits are written at most once a minute per session or token, in a short transaction of
 # their own: a write on every page would queue every reader behind SQLite's write lock.
 SEEN_REFRESH = timedelta(minutes=1)
@@ -56,6 +59,7 @@ class Viewer:
     username: str
     role: str
     scope: str | None = None  # an API token's; None for a browser session
+    time_zone: str = zones.DEFAULT  # where the person's days and times are
 
     @property
     def acting_role(self) -> str:
@@ -85,7 +89,7 @@ def hash_token(token: str) -> str:
 
 
 def viewer(user: User) -> Viewer:
-    return Viewer(user.id, user.username, user.role)
+    return Viewer(user.id, user.username, user.role, time_zone=user.time_zone or zones.DEFAULT)
 
 
 def normalize_username(username: str) -> str:
@@ -168,8 +172,12 @@ def sign_up_and_start(
     address: str,
     policy: Policy,
     replacing: str | None,
+    time_zone: str = "",
 ) -> str | AccountError:
-    """Sign up and open a session (its token); a refusal is returned, rolled back but counted."""
+    """Sign up and open a session (its token); a refusal is returned, rolled back but counted.
+
+    `time_zone` is the one the browser reports, kept when known.
+    """
     try:
         with session.begin_nested():
             user = sign_up(session, username, password, address, policy)
@@ -177,6 +185,7 @@ def sign_up_and_start(
         if isinstance(exc, InvalidInput):  # a refused attempt still counts against the limit
             count_signup_attempt(session, address)
         return exc
+    adopt_time_zone(session, user.id, time_zone)
     return start_session(session, user, policy, replacing=replacing)
 
 
@@ -229,13 +238,16 @@ def log_in_and_start(
     policy: Policy,
     verified: Verified | None,
     replacing: str | None,
+    time_zone: str = "",
 ) -> str | InvalidCredentials:
     """Log in with a password `verify_candidate` checked beforehand, and open a fresh session
-    (its token); a refusal is returned, its failure kept."""
+    (its token); a refusal is returned, its failure kept. `time_zone` is the one the browser
+    reports: an account without a zone takes it."""
     try:
         user = _log_in(session, username, password, address, policy, verified or False)
     except InvalidCredentials as exc:
         return exc
+    adopt_time_zone(session, user.id, time_zone)
     return start_session(session, user, policy, replacing=replacing)
 
 
@@ -397,6 +409,7 @@ _SESSION_VIEWER = (
         User.id,
         User.username,
         User.role,
+        User.time_zone,
     )
     .join(User, UserSession.user_id == User.id)
     .where(UserSession.token_hash == bindparam("token_hash"))
@@ -412,7 +425,8 @@ def session_viewer(session: Session, token: str, policy: Policy) -> tuple[Viewer
     now = utcnow()
     if row.expires_at <= now or row.last_seen_at <= now - policy.idle:
         return None, False
-    return Viewer(row.id, row.username, row.role), row.last_seen_at <= now - SEEN_REFRESH
+    fresh = Viewer(row.id, row.username, row.role, time_zone=row.time_zone or zones.DEFAULT)
+    return fresh, row.last_seen_at <= now - SEEN_REFRESH
 
 
 def touch_session(session: Session, token: str) -> None:
@@ -575,7 +589,7 @@ def find_owned(session: Session, model: type[T], item_id: int, user_id: int) -> 
 
 
 _TOKEN_VIEWER = (
-    select(ApiToken.last_used_at, ApiToken.scope, User.id, User.username, User.role)
+    select(ApiToken.last_used_at, ApiToken.scope, User.id, User.username, User.role, User.time_zone)
     .join(User, ApiToken.user_id == User.id)
     .where(
         ApiToken.token_hash == bindparam("token_hash"),
@@ -594,7 +608,7 @@ def token_viewer(session: Session, token: str) -> tuple[Viewer | None, bool]:
         return None, False
     last_used = row.last_used_at
     stale = last_used is None or last_used <= now - SEEN_REFRESH
-    return Viewer(row.id, row.username, row.role, row.scope), stale
+    return Viewer(row.id, row.username, row.role, row.scope, row.time_zone or zones.DEFAULT), stale
 
 
 def touch_token(session: Session, token: str) -> None:
@@ -604,3 +618,58 @@ def touch_token(session: Session, token: str) -> None:
         .where(ApiToken.token_hash == hash_token(token))
         .values(last_used_at=utcnow())
     )
+
+
+@dataclass(frozen=True)
+class StudyDay:
+    """A learner's study day: daily limits of new questions and reviews, and time zone."""
+
+    new_per_day: int
+    reviews_per_day: int
+    time_zone: str | None  # None until chosen (or sent by the browser): UTC meanwhile
+
+
+def account_page(session: Session, actor: Viewer) -> tuple[list[ApiToken], StudyDay]:
+    """Read what the account page shows: the API tokens and the study day."""
+    user = get_user(session, actor.id)
+    day = StudyDay(user.new_per_day, user.reviews_per_day, user.time_zone)
+    return list_api_tokens(session, actor), day
+
+
+def _limit(text: str, what: str) -> tuple[int | None, str]:
+    number = whole_number(text, 0, DAILY_LIMIT_MAX)
+    return number, f"Enter {what} as a whole number from 0 to {DAILY_LIMIT_MAX}."
+
+
+def set_study_day(
+    session: Session, actor: Viewer, new_per_day: str, reviews_per_day: str, time_zone: str
+) -> None:
+    """Change the learner's daily limits and time zone; any bad value changes nothing."""
+    by_session(actor)
+    new, new_error = _limit(new_per_day, "the new questions a day")
+    reviews, reviews_error = _limit(reviews_per_day, "the reviews a day")
+    zone = time_zone.strip()
+    errors = {}
+    if new is None:
+        errors["new_per_day"] = new_error
+    if reviews is None:
+        errors["reviews_per_day"] = reviews_error
+    if not zones.known(zone):
+        errors["time_zone"] = _unknown_zone(zone)
+    if errors or new is None or reviews is None:
+        raise InvalidInput.of(errors)
+    user = get_user(session, actor.id)
+    user.new_per_day, user.reviews_per_day, user.time_zone = new, reviews, zone
+
+
+def _unknown_zone(zone: str) -> str:
+    shown = f"“{zone[:64]}”" if zone else "An empty name"
+    return f"{shown} is not a time zone we know: choose one from the list, such as Europe/Paris."
+
+
+def adopt_time_zone(session: Session, user_id: int, zone: str) -> None:
+    """Take the zone a learner's browser reports, unless they have one or it is unknown."""
+    if zones.known(zone):
+        session.execute(
+            update(User).where(User.id == user_id, User.time_zone.is_(None)).values(time_zone=zone)
+        )

@@ -59,13 +59,14 @@ async def check_question(
     )
 
 
+REVIEW_FIELDS = ("due_now", "due_today", "next_due_at", "waiting", "done_today", "time_zone")
 Weeks = Annotated[int, Query(ge=1, le=53, description="Weeks of activity to list, this one last")]
 
 
 def progress_json(view: Dashboard) -> dict[str, Any]:
     """Shape a dashboard for the API."""
     return {
-        "review": vars(view.review),
+        "review": {key: getattr(view.review, key) for key in REVIEW_FIELDS},
         "topics": [
             {
                 **{key: getattr(t, key) for key in ("slug", "title", "questions", "seen")},

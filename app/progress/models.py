@@ -41,9 +41,10 @@ class ReviewCard(Base):
     __tablename__ = "review_card"
     __table_args__ = (
         UniqueConstraint("user_id", "question_id"),
-        # "what is due for this learner": the review page and the home page ask it. The
-        # dashboard sums a learner's cards from the index alone with the columns carried after
-        # due_at; a review changes due_at anyway, so they add nothing to rewrite.
+        # "what is due for this learner": the review page and the home page ask it, with
+        # what the day's limits need. The dashboard sums a learner's cards from the index
+        # alone with the columns carried after due_at; a review changes due_at anyway, so
+        # they add nothing to rewrite.
         Index(
             "ix_review_card_user_id_due_at",
             "user_id",
@@ -52,6 +53,8 @@ class ReviewCard(Base):
             "last_correct",
             "stability",
             "last_review_at",
+            "reviews",
+            "taken_up_at",
         ),
     )
 
@@ -70,6 +73,9 @@ class ReviewCard(Base):
     lapses: Mapped[int] = mapped_column(default=0)
     # the outcome of the learner's latest answer, so tallies need not rank every answer
     last_correct: Mapped[bool]
+    # when the card's first review came (its second answer): the day's new-question limit
+    # counts the cards taken up today; None until then
+    taken_up_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class NoteRead(Base):

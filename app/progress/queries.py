@@ -1,19 +1,20 @@
 """Read queries behind the progress pages and API; each reads one learner's rows only."""
 
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import Integer, bindparam, case, cast, func, select
 from sqlalchemy.orm import Session
 
+from app.accounts.models import User
 from app.content.errors import NotFound
 from app.content.markdown import render_inline
 from app.content.models import Note, Question, QuestionSet
 from app.content.queries import linked_sections
 from app.content.read_models import SectionRef, SetTally
 from app.db import UTCDateTime
-from app.progress import service
+from app.progress import limits, service
 from app.progress.chart import score_charts
 from app.progress.library import Library, load_library
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
@@ -27,41 +28,98 @@ from app.progress.read_models import (
     TopicMastery,
 )
 from app.progress.readiness import Cell, CellKey, readiness
+from app.web import zones
 
 CHART_SCORES = 30  # the latest exam scores the chart shows
 NO_EXAMS = NoExams()
 
 
-def end_of_day(now: datetime) -> datetime:
-    """Return the start of the next day (UTC), where "today" ends."""
-    return datetime.combine(now.date() + timedelta(days=1), time(), tzinfo=now.tzinfo)
-
-
 _NOW = bindparam("now", type_=UTCDateTime)
-# Built once: the home page asks it for every logged-in view.
+_START = bindparam("start", type_=UTCDateTime)
+_USER: Any = bindparam("user_id")
+_IS_NEW = ReviewCard.reviews <= 1  # answered once, never reviewed since (see `limits`)
+
+
+def _setting(column: Any) -> Any:
+    return select(column).where(User.id == _USER).scalar_subquery()
+
+
+# Built once: the home page asks it for every logged-in view. One statement, read from the
+# covering index of the learner's cards: what is due, what was done today, and the limits.
 _REVIEW_STATUS = select(
-    func.count().filter(ReviewCard.due_at <= _NOW),
+    func.count().filter(ReviewCard.due_at <= _NOW, ~_IS_NEW),
+    func.count().filter(ReviewCard.due_at <= _NOW, _IS_NEW),
     func.count().filter(ReviewCard.due_at < bindparam("end", type_=UTCDateTime)),
     func.min(ReviewCard.due_at).filter(ReviewCard.due_at > _NOW),
-).where(ReviewCard.user_id == bindparam("user_id"))
+    func.count().filter(ReviewCard.last_review_at >= _START, ~_IS_NEW),
+    func.count().filter(ReviewCard.taken_up_at >= _START),
+    _setting(User.new_per_day),
+    _setting(User.reviews_per_day),
+).where(ReviewCard.user_id == _USER)
 
 
-def review_status(session: Session, user_id: int, now: datetime) -> ReviewStatus:
-    """Count a learner's questions due now and today, and find when the next one is due."""
-    params = {"user_id": user_id, "now": now, "end": end_of_day(now)}
-    due_now, due_today, next_due = session.connection().execute(_REVIEW_STATUS, params).one()
-    return ReviewStatus(due_now, due_today, next_due)
-
-
-def review_page(session: Session, user_id: int, now: datetime) -> tuple[ReviewStatus, int | None]:
-    """Gather the review status and the question to review first: the one due longest, if any."""
-    first = session.scalar(
-        select(ReviewCard.question_id)
-        .where(ReviewCard.user_id == user_id, ReviewCard.due_at <= now)
-        .order_by(ReviewCard.due_at, ReviewCard.question_id)
-        .limit(1)
+def review_status(session: Session, user_id: int, now: datetime, zone: str) -> ReviewStatus:
+    """Count what the learner's review queue serves now within the day's limits, what waits
+    for tomorrow, what is due by the end of their day (in their time zone), and find when
+    the next one is due."""
+    params = {
+        "user_id": user_id,
+        "now": now,
+        "start": zones.day_start(now, zone),
+        "end": zones.day_end(now, zone),
+    }
+    row = session.connection().execute(_REVIEW_STATUS, params).one()
+    due_reviews, due_new, due_today, next_due, done, new_done, new_limit, review_limit = row
+    allowed = limits.Limits(new_limit or 0, review_limit or 0)
+    reviews, new = limits.allowance(allowed, due_reviews, due_new, done, new_done)
+    waiting = due_reviews + due_new - reviews - new
+    return ReviewStatus(
+        reviews + new,
+        due_today,
+        next_due,
+        reviews=reviews,
+        waiting=waiting,
+        done_today=done,
+        held_by=limits.held_by(allowed, due_reviews, done, new_done) if waiting else None,
+        limits=allowed,
+        time_zone=zone,
     )
-    return review_status(session, user_id, now), first
+
+
+def _due_ids(session: Session, user_id: int, now: datetime, new: bool, limit: int) -> list[int]:
+    if limit <= 0:
+        return []
+    return list(
+        session.scalars(
+            select(ReviewCard.question_id)
+            .where(
+                ReviewCard.user_id == user_id,
+                ReviewCard.due_at <= now,
+                _IS_NEW if new else ~_IS_NEW,
+            )
+            .order_by(ReviewCard.due_at, ReviewCard.question_id)
+            .limit(limit)
+        )
+    )
+
+
+def review_queue(
+    session: Session, user_id: int, now: datetime, zone: str, size: int
+) -> tuple[ReviewStatus, list[int]]:
+    """The learner's review status and the first `size` questions of their queue now: the
+    reviews due, longest due first, then the new ones, within the day's limits."""
+    status = review_status(session, user_id, now, zone)
+    reviews = _due_ids(session, user_id, now, False, min(size, status.reviews))
+    fresh = _due_ids(session, user_id, now, True, min(size - len(reviews), status.new))
+    return status, reviews + fresh
+
+
+def review_page(
+    session: Session, user_id: int, now: datetime, zone: str
+) -> tuple[ReviewStatus, int | None]:
+    """Gather the review status and the question to review first, if any."""
+    status, ids = review_queue(session, user_id, now, zone, 1)
+    return status, ids[0] if ids else None
 
 
 def _elapsed_days(dialect: str, column: Any) -> Any:
@@ -208,11 +266,13 @@ def dashboard(
     weeks: int = 12,
     exams: ExamRecords = NO_EXAMS,
     library: Library | None = None,
+    zone: str = zones.DEFAULT,
 ) -> Dashboard:
     """Gather a learner's dashboard: reviews, mastery, activity, exam scores and readiness.
 
     A fixed number of queries whatever the history: each reads one learner's rows, grouped.
     `library` is what the content holds (see `app.progress.library`); read here when not given.
+    `zone` is the learner's time zone, where their review day begins.
     """
     library = library or load_library(session)
     per_day, seconds = activity(session, user_id)
@@ -220,7 +280,7 @@ def dashboard(
     history = exams.history(session, user_id, CHART_SCORES)
     today = now.astimezone(UTC).date()
     return Dashboard(
-        review=review_status(session, user_id, now),
+        review=review_status(session, user_id, now, zone),
         topics=_mastery(session, user_id, found, library),
         weeks=service.calendar(per_day, today, weeks),
         streak_days=service.streak(per_day, today),

@@ -8,21 +8,34 @@ from typing import Any, Protocol
 from sqlalchemy.orm import Session
 
 from app.content.read_models import SectionRef
+from app.progress.limits import Limits
 
 TOPIC_MIN_ANSWERS = 3  # answered questions of a topic (or all it has) before its numbers show
 
 
 @dataclass(frozen=True)
 class ReviewStatus:
-    """How many of a learner's questions are due for review now, today, and when the next are."""
+    """What a learner's review queue serves now, within the day's limits, and what waits."""
 
-    due_now: int
-    due_today: int  # due before the end of the day (UTC), those due now included
+    due_now: int  # due now and within today's limits: the one count pages show
+    due_today: int  # due before the end of the learner's day, limits aside
     next_due_at: datetime | None  # the first one not yet due
+    reviews: int = 0  # of due_now, the reviews (served before the new ones)
+    waiting: int = 0  # due now but past today's limits: they wait for tomorrow
+    done_today: int = 0  # reviews done today, new questions taken up included
+    held_by: str | None = None  # the limit holding `waiting` back: "reviews" or "new"
+    limits: Limits = Limits()
+    time_zone: str = "UTC"  # the learner's, where their day begins and ends
 
     @property
-    def later_today(self) -> int:
-        return self.due_today - self.due_now
+    def new(self) -> int:
+        """Of due_now, the new questions (see `app.progress.limits`)."""
+        return self.due_now - self.reviews
+
+    @property
+    def done_for_today(self) -> bool:
+        """Whether the day's limits hold back everything that is due."""
+        return self.due_now == 0 and self.waiting > 0
 
 
 @dataclass(frozen=True)

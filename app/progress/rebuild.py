@@ -90,4 +90,5 @@ def _replay(user_id: int, question_id: int, answers: Sequence[Any]) -> dict[str,
         card, _ = SCHEDULER.review_card(
             card, grade, review_datetime=answer.answered_at.astimezone(UTC)
         )
-    return card_row(user_id, card, grade, len(answers), lapses)
+    taken_up = answers[1].answered_at if len(answers) > 1 else None
+    return card_row(user_id, card, grade, len(answers), lapses, taken_up)

@@ -155,15 +155,20 @@ async def learner_status(request: Request) -> ReviewStatus | None:
     if viewer is None:
         return None
     db: Database = request.app.state.db
-    return await db.read(queries.review_status, user_id=viewer.id, now=now_of(request))
+    return await db.read(
+        queries.review_status, user_id=viewer.id, now=now_of(request), zone=viewer.time_zone
+    )
 
 
 @router.get("/review", name="review")
 async def review(
     request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep
 ) -> HTMLResponse:
-    """Serve the question that has been due longest, with how many are due and when the next are."""
-    status, question_id = await db.read(queries.review_page, user_id=viewer.id, now=now)
+    """Serve the first question of my queue (within the day's limits), with how many are due
+    and when the next are, or say the day is done."""
+    status, question_id = await db.read(
+        queries.review_page, user_id=viewer.id, now=now, zone=viewer.time_zone
+    )
     if question_id is None:
         return render(request, "progress/review_done.html", {"status": status})
     view = await get_question(request, question_id)
@@ -180,7 +185,7 @@ async def review_question(
 ) -> HTMLResponse:
     """Show one question in review, graded when choices are in the address (after an answer)."""
     grade = await shown_grade(request, view.id, chosen_ids(request))
-    status = await db.read(queries.review_status, user_id=viewer.id, now=now)
+    status = await db.read(queries.review_status, user_id=viewer.id, now=now, zone=viewer.time_zone)
     return await _page(request, view, viewer, grade, _review_context(view, status))
 
 
@@ -197,7 +202,9 @@ async def answer_review(
     """Grade a review answer, reschedule the question, then show the result and what is left."""
 
     async def context() -> dict[str, Any]:
-        status = await db.read(queries.review_status, user_id=viewer.id, now=now_of(request))
+        status = await db.read(
+            queries.review_status, user_id=viewer.id, now=now_of(request), zone=viewer.time_zone
+        )
         return _review_context(view, status)
 
     shown_at = url_for("review_question", question_id=view.id)

@@ -6,9 +6,15 @@ from pydantic import BaseModel, Field
 
 
 class ReviewOut(BaseModel):
-    due_now: int = Field(description="Questions due for review now")
-    due_today: int = Field(description="Questions due before the end of the day (UTC)")
+    due_now: int = Field(description="Questions due for review now, within today's limits")
+    due_today: int = Field(
+        description="Questions due before the end of the learner's day (in their time zone), "
+        "limits aside"
+    )
     next_due_at: datetime | None = Field(description="When the next question not yet due is")
+    waiting: int = Field(description="Questions due now that today's limits hold back")
+    done_today: int = Field(description="Reviews done today, new questions taken up included")
+    time_zone: str = Field(description="The learner's time zone, where their day begins")
 
 
 class TopicMasteryOut(BaseModel):

@@ -48,6 +48,7 @@ _CARDS = select(
     ReviewCard.last_review_at,
     ReviewCard.reviews,
     ReviewCard.lapses,
+    ReviewCard.taken_up_at,
 ).where(
     ReviewCard.user_id == bindparam("user_id"),
     ReviewCard.question_id.in_(bindparam("qids", expanding=True)),
@@ -174,14 +175,24 @@ def _review_all(
         card, _ = SCHEDULER.review_card(before, grade_, review_datetime=when.astimezone(UTC))
         lapsed = grade_ == Rating.Again and before.state == State.Review
         reviews, lapses = (row.reviews, row.lapses) if row else (0, 0)
-        changes.append(card_row(user_id, card, grade_, reviews + 1, lapses + lapsed))
+        # the second answer is the card's first review: it takes the card up as new
+        taken_up = when if reviews == 1 else (row.taken_up_at if row else None)
+        changes.append(card_row(user_id, card, grade_, reviews + 1, lapses + lapsed, taken_up))
         outcomes.append(ReviewOutcome(int(card.state), card.due, card.stability, card.difficulty))
     save_cards(session, changes)
     return outcomes
 
 
-def card_row(user_id: int, card: Card, grade_: Rating, reviews: int, lapses: int) -> dict[str, Any]:
-    """The review_card row of a learner's card after a review rated grade_."""
+def card_row(
+    user_id: int,
+    card: Card,
+    grade_: Rating,
+    reviews: int,
+    lapses: int,
+    taken_up_at: datetime | None = None,
+) -> dict[str, Any]:
+    """The review_card row of a learner's card after a review rated grade_; `taken_up_at`
+    is when its first review came (the second answer), if it came."""
     return {
         "user_id": user_id,
         "question_id": card.card_id,
@@ -194,6 +205,7 @@ def card_row(user_id: int, card: Card, grade_: Rating, reviews: int, lapses: int
         "reviews": reviews,
         "lapses": lapses,
         "last_correct": grade_ != Rating.Again,
+        "taken_up_at": taken_up_at,
     }
 
 

@@ -21,7 +21,7 @@ from app.content.queries import topic_subtrees
 from app.progress.errors import UnknownWalk
 from app.progress.library import Library
 from app.progress.models import PracticeAnswer, ReviewCard
-from app.progress.queries import questions_standing, review_status, topic_mastery
+from app.progress.queries import questions_standing, review_queue, review_status, topic_mastery
 from app.progress.read_models import ReviewStatus, SummaryQuestion
 
 SESSION_SIZE = 10
@@ -40,16 +40,12 @@ def mix(due: Sequence[int], fresh: Sequence[int], size: int = SESSION_SIZE) -> t
     return tuple(dict.fromkeys(merged))[:size]
 
 
-def due_questions(session: Session, user_id: int, now: datetime, limit: int) -> list[int]:
-    """The learner's questions due now, the longest due first."""
-    return list(
-        session.scalars(
-            select(ReviewCard.question_id)
-            .where(ReviewCard.user_id == user_id, ReviewCard.due_at <= now)
-            .order_by(ReviewCard.due_at, ReviewCard.question_id)
-            .limit(limit)
-        )
-    )
+def due_questions(
+    session: Session, user_id: int, now: datetime, zone: str, limit: int
+) -> list[int]:
+    """The first of the learner's review queue now, within the day's limits: the reviews
+    due (longest due first), then the new ones."""
+    return review_queue(session, user_id, now, zone, limit)[1]
 
 
 def unseen_questions(
@@ -76,29 +72,30 @@ def unseen_questions(
 
 
 def plan(
-    session: Session, user_id: int, now: datetime, library: Library | None = None
+    session: Session, user_id: int, now: datetime, zone: str, library: Library | None = None
 ) -> tuple[int, ...]:
     """Choose the questions of a study session for the learner now (empty: nothing to study)."""
     mastery = topic_mastery(session, user_id, now, library)
     weakest = [t.slug for t in mastery if t.seen < t.questions]
-    due = due_questions(session, user_id, now, SESSION_SIZE)
+    due = due_questions(session, user_id, now, zone, SESSION_SIZE)
     fresh = unseen_questions(session, user_id, weakest[:WEAKEST_TOPICS], SESSION_SIZE)
     return mix(due, fresh)
 
 
 def next_session(
-    session: Session, user_id: int, now: datetime, library: Library | None = None
+    session: Session, user_id: int, now: datetime, zone: str, library: Library | None = None
 ) -> tuple[tuple[int, ...], ReviewStatus | None]:
     """The questions of the learner's next session; with none to study, their review status."""
-    ids = plan(session, user_id, now, library)
-    return ids, None if ids else review_status(session, user_id, now)
+    ids = plan(session, user_id, now, zone, library)
+    return ids, None if ids else review_status(session, user_id, now, zone)
 
 
 def summary(
-    session: Session, user_id: int, ids: tuple[int, ...], now: datetime
+    session: Session, user_id: int, ids: tuple[int, ...], now: datetime, zone: str
 ) -> tuple[tuple[SummaryQuestion, ...], ReviewStatus]:
     """How a session's questions stand (each one's latest answer), and the review status."""
-    return questions_standing(session, user_id, ids), review_status(session, user_id, now)
+    status = review_status(session, user_id, now, zone)
+    return questions_standing(session, user_id, ids), status
 
 
 def _card(user_id: int) -> ColumnElement[bool]:

@@ -172,7 +172,9 @@ async def study_next(
     request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep, library: LibraryDep
 ) -> Response:
     """Start a short session: my due reviews mixed with unseen questions of my weakest topics."""
-    ids, status = await db.read(study.next_session, user_id=viewer.id, now=now, library=library)
+    ids, status = await db.read(
+        study.next_session, user_id=viewer.id, now=now, zone=viewer.time_zone, library=library
+    )
     if not ids:
         response = render(request, "progress/study_done.html", {"summary": None, "status": status})
         response.headers["cache-control"] = "no-store"
@@ -192,7 +194,9 @@ async def study_done(
     """Show how a walk went: each question's latest answer, and what to do next."""
     if walk is None:
         learner = await require_viewer(request, viewer)
-        summary, status = await db.read(study.summary, user_id=learner.id, ids=_ids(plan), now=now)
+        summary, status = await db.read(
+            study.summary, user_id=learner.id, ids=_ids(plan), now=now, zone=learner.time_zone
+        )
         context = {"summary": summary, "status": status}
         response = render(request, "progress/study_done.html", context)
     else:

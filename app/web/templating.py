@@ -11,6 +11,7 @@ from starlette.routing import Router
 
 from app import __version__
 from app.config import PROJECT_ROOT
+from app.web import zones
 from app.web.static import static_url
 
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
@@ -71,6 +72,8 @@ templates.env.globals["url_for"] = url_for
 templates.env.globals["paths"] = paths
 templates.env.globals["assets"] = assets
 templates.env.globals["app_name"] = "Studyhall"
+# a moment in a learner's zone: `moment | local(zone)`, the zone's name as `render` gives it
+templates.env.filters["local"] = lambda moment, name: moment.astimezone(zones.zone(name))
 templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True
 # Templates change only with a deploy, which restarts the process: no stat() per render.
@@ -97,6 +100,7 @@ FLASH = {
     "account-deleted": "Your account and everything in it were deleted.",
     "token-revoked": "The token was revoked; scripts using it can no longer sign in.",
     "role-changed": "The role was changed.",
+    "study-day-saved": "Your study day was saved.",
     "reported": "Thank you: your report was sent to the authors.",
     "report-resolved": "The report was resolved.",
     "erratum-shown": "The report is now shown on its content as an erratum.",
@@ -120,9 +124,11 @@ def render(
     block: str | None = None,
 ) -> HTMLResponse:
     """Render a page template, or only one of its blocks when block is given."""
+    viewer = getattr(request.state, "viewer", None)
     context = {
-        "viewer": getattr(request.state, "viewer", None),
+        "viewer": viewer,
         "viewer_known": hasattr(request.state, "viewer"),
+        "zone": viewer.time_zone if viewer is not None else zones.DEFAULT,
         "flash": FLASH.get(request.query_params.get("done", "")),
         **context,
     }

@@ -35,7 +35,7 @@ def test_a_parent_topic_leads_to_its_subtopics_note_sections_and_practice(
     page.goto(PARENT_PATH)
     page.get_by_role("link", name="Practise this topic").click()
     expect(page).to_have_url(WALK_URL)
-    expect(page.locator(".study-intro")).to_contain_text("question 1 of 7")
+    expect(page.locator(".eyebrow")).to_have_text(re.compile(r"^Question 1 of 7"))
 
 
 def test_practise_is_reached_with_the_keyboard(page: Page) -> None:

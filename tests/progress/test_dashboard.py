@@ -210,6 +210,9 @@ def test_the_api_reports_progress_with_an_api_token(client, seeded, make_user, a
         "due_now": 1,
         "due_today": 1,
         "next_due_at": None,
+        "waiting": 0,
+        "done_today": 0,
+        "time_zone": "UTC",
     }
     assert body["activity"]["streak_days"] == 1 and body["activity"]["answers"] == 1
     assert body["activity"]["days"][-1] == {"date": "2026-12-03", "answers": 1}

@@ -85,12 +85,12 @@ def test_review_status_counts_due_now_today_and_finds_the_next(seeded, make_user
         service.review(session, ann.id, q2, True, T0)  # due in ten minutes
         service.review(session, bob.id, q3, False, T0)  # someone else's
     with seeded.session_scope() as session:
-        empty = queries.review_status(session, ann.id, T0)
-        later = queries.review_status(session, ann.id, T0 + timedelta(minutes=5))
-        _, first = queries.review_page(session, ann.id, T0 + timedelta(hours=1))
+        empty = queries.review_status(session, ann.id, T0, "UTC")
+        later = queries.review_status(session, ann.id, T0 + timedelta(minutes=5), "UTC")
+        _, first = queries.review_page(session, ann.id, T0 + timedelta(hours=1), "UTC")
     assert (empty.due_now, empty.due_today) == (0, 2)
     assert empty.next_due_at == T0 + timedelta(minutes=1)
-    assert (later.due_now, later.due_today, later.later_today) == (1, 2, 1)
+    assert (later.due_now, later.due_today) == (1, 2)
     assert later.next_due_at == T0 + timedelta(minutes=10)
     assert first == q1
 

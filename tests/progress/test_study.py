@@ -32,7 +32,7 @@ def test_the_plan_takes_due_reviews_and_unseen_questions_of_the_weakest_topics(s
     _give(seeded, user.id, "7", True, T0 - timedelta(minutes=1))  # seen, due in a few minutes
     _give(seeded, user.id, "3", False, T0 - timedelta(days=1))  # due again by now
     with seeded.session_scope() as session:
-        plan = study.plan(session, user.id, T0)
+        plan = study.plan(session, user.id, T0, "UTC")
     assert plan[0] == question_id(seeded, "3")
     assert question_id(seeded, "7") not in plan  # neither due nor unseen
     assert len(plan) == len(set(plan)) <= study.SESSION_SIZE
@@ -41,7 +41,7 @@ def test_the_plan_takes_due_reviews_and_unseen_questions_of_the_weakest_topics(s
 def test_a_learner_with_no_history_starts_with_unseen_questions(seeded, make_user):
     user = make_user("ann")
     with seeded.session_scope() as session:
-        plan = study.plan(session, user.id, T0)
+        plan = study.plan(session, user.id, T0, "UTC")
     assert plan and len(plan) <= study.SESSION_SIZE
 
 
