@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.accounts.dependencies import load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
-from app.content.schemas import CheckIn, CheckOut, note_link_json, reference_json
+from app.content.schemas import CheckIn, CheckOut, erratum_json, note_link_json, reference_json
 from app.progress import service
 from app.progress.dependencies import now_of
 from app.progress.read_models import Dashboard
@@ -29,7 +29,8 @@ router = APIRouter(
 async def check_question(
     request: Request, view: QuestionDep, body: CheckIn, db: DatabaseDep
 ) -> Response:
-    """Check chosen choices: correctness, the right choices, the explanation, notes and sources.
+    """Check chosen choices: correctness, the right choices, the explanation, notes, sources and
+    errata.
 
     A logged-in learner's answer is recorded; a guest's is not (it only reads).
     """
@@ -55,6 +56,7 @@ async def check_question(
             "explanation_html": view.explanation_html,
             "notes": [note_link_json(link) for link in view.links],
             "references": [reference_json(reference) for reference in view.references],
+            "errata": [erratum_json(erratum) for erratum in view.errata],
         }
     )
 
