@@ -22,14 +22,13 @@ from app.content.dependencies import (
     QuestionDep,
     Slug,
     chosen_ids,
-    shown_grade,
 )
 from app.content.routes import practice_page
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.progress import export
 from app.progress import queries as progress_queries
 from app.progress.api import Weeks, progress_json
-from app.progress.dependencies import LibraryDep, NowDep
+from app.progress.dependencies import LibraryDep, NowDep, shown_grade
 from app.progress.routes import learner_status, note_standing, practice_standing, set_resume
 from app.progress.schemas import ProgressOut
 from app.web.dependencies import CacheDep, DatabaseDep

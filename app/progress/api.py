@@ -9,11 +9,11 @@ from app.accounts.dependencies import load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
 from app.content.schemas import CheckIn, CheckOut, erratum_json, note_link_json, reference_json
 from app.progress import service
-from app.progress.dependencies import now_of
+from app.progress.dependencies import exams_of, now_of
 from app.progress.read_models import Dashboard
 from app.web.dependencies import DatabaseDep
 from app.web.metrics import PRACTICE_ANSWERS
-from app.web.schemas import NOT_FOUND
+from app.web.schemas import NOT_FOUND, ErrorOut
 from app.web.templating import url_for
 
 router = APIRouter(
@@ -24,7 +24,10 @@ router = APIRouter(
 @router.post(
     "/questions/{question_id}/check",
     response_model=CheckOut,
-    responses={422: {"description": "No choice, a choice of another question, or too many"}},
+    responses={
+        409: {"model": ErrorOut, "description": "An exam the learner has open holds the question"},
+        422: {"description": "No choice, a choice of another question, or too many"},
+    },
 )
 async def check_question(
     request: Request, view: QuestionDep, body: CheckIn, db: DatabaseDep
@@ -43,6 +46,7 @@ async def check_question(
         question_id=view.id,
         choice_ids=body.choice_ids,
         now=now_of(request),
+        exams=exams_of(request),
     )
     if user_id is not None:  # kept (and committed) only for a learner
         PRACTICE_ANSWERS.inc()

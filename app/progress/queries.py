@@ -17,9 +17,9 @@ from app.progress.chart import score_charts
 from app.progress.library import Library, load_library
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 from app.progress.read_models import (
+    NO_EXAMS,
     Dashboard,
     ExamRecords,
-    NoExams,
     ReviewStatus,
     SetSummary,
     SummaryQuestion,
@@ -28,7 +28,6 @@ from app.progress.read_models import (
 from app.progress.readiness import Cell, CellKey, readiness
 
 CHART_SCORES = 30  # the latest exam scores the chart shows
-NO_EXAMS = NoExams()
 
 
 def end_of_day(now: datetime) -> datetime:
