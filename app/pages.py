@@ -56,7 +56,11 @@ async def note(request: Request, view: NoteDep) -> HTMLResponse:
 
     A logged-in learner also sees whether they read it, and can mark it as read.
     """
-    context = {"view": view, "note_standing": await note_standing(request, view)}
+    context = {
+        "view": view,
+        "note_standing": await note_standing(request, view),
+        "related_score": request.app.state.settings.related_threshold,
+    }
     return render_page(request, "pages/note.html", context, version=request.app.state.cache.version)
 
 

@@ -39,6 +39,7 @@ async def check_question(
     """
     viewer = viewer_of(request)
     user_id = viewer.id if viewer is not None else None
+    threshold = request.app.state.settings.related_threshold
     run = db.write if user_id is not None else db.read
     result = await run(
         service.check_answer,
@@ -58,7 +59,7 @@ async def check_question(
             "correct_choice_ids": list(result.correct_ids),
             "explanation": view.explanation_md,
             "explanation_html": view.explanation_html,
-            "notes": [note_link_json(link) for link in view.links],
+            "notes": [note_link_json(link) for link in view.related_links(threshold)],
             "references": [reference_json(reference) for reference in view.references],
             "errata": [erratum_json(erratum) for erratum in view.errata],
         }

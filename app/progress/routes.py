@@ -240,7 +240,12 @@ async def set_summary(
     request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep
 ) -> HTMLResponse:
     """Show my result in a question set: score, the ones got wrong, the note sections to read."""
-    view = await db.read(queries.set_summary, user_id=viewer.id, set_slug=slug)
+    view = await db.read(
+        queries.set_summary,
+        user_id=viewer.id,
+        set_slug=slug,
+        related_score=request.app.state.settings.related_threshold,
+    )
     response = render(request, "progress/summary.html", {"view": view})
     response.headers["cache-control"] = "no-store"
     return response
