@@ -33,6 +33,13 @@ class Settings(BaseSettings):
         le=1,
         description="Lowest similarity score for a suggested question-to-note link.",
     )
+    related_threshold: float = Field(
+        default=0.30,
+        gt=0,
+        le=1,
+        description="Lowest score of a suggested link learners see (as Related); authors see "
+        "every suggestion. Measured by bench/related_links.py.",
+    )
     max_upload_bytes: int = Field(
         default=2_000_000, gt=0, description="Largest file `studyhall import` accepts."
     )

@@ -23,7 +23,6 @@ from app.content.dependencies import (
     QuestionDep,
     Slug,
     chosen_ids,
-    shown_grade,
 )
 from app.content.routes import practice_page
 from app.db import Database
@@ -35,7 +34,7 @@ from app.exams.records import RECORDS as EXAM_RECORDS
 from app.progress import export
 from app.progress import queries as progress_queries
 from app.progress.api import Weeks, progress_json
-from app.progress.dependencies import LibraryDep, NowDep
+from app.progress.dependencies import LibraryDep, NowDep, shown_grade
 from app.progress.routes import (
     home_resumes,
     learner_status,
@@ -88,7 +87,11 @@ async def note(request: Request, view: NoteDep) -> HTMLResponse:
 
     A logged-in learner also sees whether they read it, and can mark it as read.
     """
-    context = {"view": view, "note_standing": await note_standing(request, view)}
+    context = {
+        "view": view,
+        "note_standing": await note_standing(request, view),
+        "related_score": request.app.state.settings.related_threshold,
+    }
     return render_page(request, "pages/note.html", context, version=request.app.state.cache.version)
 
 

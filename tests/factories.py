@@ -77,6 +77,14 @@ def choice_ids(db: Database, key: str, set_slug: str = SEED_SET) -> tuple[int, l
     return next(c for c, ok in choices if ok), [c for c, ok in choices if not ok]
 
 
+def choice_key(db: Database, qid: int) -> int:
+    """Return a right choice id of the question."""
+    with db.session_scope() as session:
+        return session.scalars(
+            select(Choice.id).where(Choice.question_id == qid, Choice.is_correct.is_(True))
+        ).first()
+
+
 @contextmanager
 def count_queries(app: FastAPI) -> Iterator[list[str]]:
     """Collect every SQL statement the app runs inside the block."""

@@ -7,8 +7,7 @@ from fastapi import Depends, Path, Query, Request
 
 from app.content import queries
 from app.content.errors import InvalidAnswer
-from app.content.read_models import Grade, NoteView, QuestionView
-from app.content.service import grade
+from app.content.read_models import NoteView, QuestionView
 from app.web.dependencies import CacheDep
 from app.web.forms import INT32_MAX, whole_numbers
 
@@ -53,17 +52,6 @@ def chosen_ids(request: Request) -> list[int]:
     if ids is None:
         raise InvalidAnswer("That answer was not valid.")
     return ids
-
-
-async def shown_grade(request: Request, question_id: int, choice: list[int] | None) -> Grade | None:
-    """Grade the choices named in the address (the page a checked answer redirects to).
-
-    Reading only: the answer was recorded by the POST that redirected here, so a reload
-    shows the same result without counting it again.
-    """
-    if not choice:
-        return None
-    return await request.app.state.db.read(grade, question_id, choice)
 
 
 QuestionDep = Annotated[QuestionView, Depends(get_question)]

@@ -159,7 +159,7 @@ def suggest_links(
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
         with transaction(False) as session:
-            texts = _question_texts(session, chunk)
+            texts = question_texts(session, chunk)
         rows = _suggestions(index, chunk, texts, threshold, explicit, rejected)
         with transaction(True) as session:
             session.execute(
@@ -205,7 +205,7 @@ def _suggestions(
     return rows
 
 
-def _question_texts(session: Session, ids: list[int]) -> dict[int, str]:
+def question_texts(session: Session, ids: list[int]) -> dict[int, str]:
     """The text of each question that suggestions compare: stem, explanation and choices."""
     parts: dict[int, list[str]] = {
         qid: [stem, explanation]

@@ -12,6 +12,7 @@ from sqlalchemy import (
     func,
     literal_column,
     null,
+    or_,
     select,
     tuple_,
     union_all,
@@ -584,8 +585,11 @@ def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
     )
 
 
-def linked_sections(session: Session, question_ids: Sequence[int]) -> dict[int, list[SectionRef]]:
-    """The note sections linked to each of the questions, explicit links first, then the best."""
+def linked_sections(
+    session: Session, question_ids: Sequence[int], min_score: float = 0.0
+) -> dict[int, list[SectionRef]]:
+    """The note sections linked to each of the questions, explicit links first, then the best
+    suggestions (those scoring at least `min_score`)."""
     rows = session.execute(
         select(
             QuestionNoteLink.question_id,
@@ -597,7 +601,10 @@ def linked_sections(session: Session, question_ids: Sequence[int]) -> dict[int, 
         .select_from(QuestionNoteLink)
         .join(NoteSection)
         .join(Note)
-        .where(QuestionNoteLink.question_id.in_(question_ids))
+        .where(
+            QuestionNoteLink.question_id.in_(question_ids),
+            or_(QuestionNoteLink.origin == "explicit", QuestionNoteLink.score >= min_score),
+        )
         .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
     ).all()
     found: dict[int, list[SectionRef]] = {}

@@ -9,6 +9,12 @@ from app.content.errata import Erratum
 from app.content.markdown import render
 
 
+def is_related(origin: str, score: float, threshold: float) -> bool:
+    """Tell whether learners see a question-to-note link: an author's, or a suggestion that
+    scores at least `threshold` (weaker ones are often off-topic; authors see them all)."""
+    return origin == "explicit" or score >= threshold
+
+
 @dataclass(frozen=True)
 class TopicRef:
     slug: str
@@ -149,6 +155,9 @@ class LinkedQuestion:
     origin: str
     score: float
 
+    def related(self, threshold: float) -> bool:
+        return is_related(self.origin, self.score, threshold)
+
 
 @dataclass(frozen=True)
 class SectionView:
@@ -159,6 +168,10 @@ class SectionView:
     questions: tuple[LinkedQuestion, ...]
     id: int = 0
     errata: tuple[Erratum, ...] = ()  # open errata, shown on the section
+
+    def related_questions(self, threshold: float) -> tuple[LinkedQuestion, ...]:
+        """The questions learners see under the section (see `is_related`)."""
+        return tuple(q for q in self.questions if q.related(threshold))
 
 
 @dataclass(frozen=True)
@@ -192,6 +205,9 @@ class NoteLink:
     score: float
     excerpt: str = ""  # the start of the section, as plain text
     section_id: int = 0
+
+    def related(self, threshold: float) -> bool:
+        return is_related(self.origin, self.score, threshold)
 
 
 @dataclass(frozen=True)
@@ -231,6 +247,10 @@ class QuestionView:
     previous_id: int | None
     next_id: int | None
     errata: tuple[Erratum, ...] = ()  # open errata, shown on the question
+
+    def related_links(self, threshold: float) -> tuple[NoteLink, ...]:
+        """The note links learners see (see `is_related`)."""
+        return tuple(link for link in self.links if link.related(threshold))
 
     @property
     def explanation_html(self) -> str:

@@ -75,6 +75,7 @@ def practice_page(
         "result": grade,
         "error": error,
         "standing": standing,
+        "related_score": request.app.state.settings.related_threshold,
         "shown_stamp": stamp(request.app.state.clock()) if viewer else None,
         **(extra or {}),
     }

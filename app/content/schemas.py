@@ -5,6 +5,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
+from app.content.errata import Erratum
 from app.content.read_models import NoteLink, ReferenceView
 from app.web.forms import RowId
 
@@ -166,6 +167,17 @@ class CheckIn(BaseModel):
     )
 
 
+class ErratumOut(BaseModel):
+    kind: str = Field(description="'wrong-answer', 'typo', 'outdated' or 'other'")
+    label: str
+    text: str
+
+
+def erratum_json(erratum: Erratum) -> dict[str, str]:
+    """Shape an erratum as ErratumOut does."""
+    return {"kind": erratum.kind, "label": erratum.label, "text": erratum.text}
+
+
 class CheckOut(BaseModel):
     correct: bool
     selected_ids: list[int]
@@ -174,6 +186,10 @@ class CheckOut(BaseModel):
     explanation_html: str
     notes: list[NoteLinkOut]
     references: list[ReferenceOut] = Field(description="The sources behind the answer")
+    errata: list[ErratumOut] = Field(
+        description="Known errors in the question, shown once it is answered: one may name "
+        "the right answer"
+    )
 
 
 class SectionOut(_Out):

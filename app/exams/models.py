@@ -8,6 +8,7 @@ from sqlalchemy import (
     CheckConstraint,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Table,
@@ -64,14 +65,17 @@ class AttemptItem(Base):
     """One question of an attempt, as it was shown: stem, choices in order, key, explanation."""
 
     __tablename__ = "exam_attempt_item"
-    __table_args__ = (UniqueConstraint("attempt_id", "position"),)
+    __table_args__ = (
+        UniqueConstraint("attempt_id", "position"),
+        # Practice asks whether a learner's open exam holds a question: found by both columns,
+        # never among every attempt that ever held the question.
+        Index("ix_exam_attempt_item_question_id_attempt_id", "question_id", "attempt_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     attempt_id: Mapped[int] = mapped_column(ForeignKey("exam_attempt.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
-    question_id: Mapped[int | None] = mapped_column(
-        ForeignKey("question.id", ondelete="SET NULL"), index=True
-    )
+    question_id: Mapped[int | None] = mapped_column(ForeignKey("question.id", ondelete="SET NULL"))
     snapshot: Mapped[dict[str, Any]] = mapped_column(JSON)
     selected_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
     flagged: Mapped[bool] = mapped_column(default=False)

@@ -1,4 +1,5 @@
-"""What a learner's exams add to their progress: the score history and their exported data.
+"""What a learner's exams add to their progress: the score history, their exported data, and
+whether an open exam holds a question (practice then keeps its answer to itself).
 
 Progress cannot import exams (exams import progress), so it asks through `ExamRecords`,
 which the application wires to `RECORDS` here.
@@ -9,7 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, selectinload
 
-from app.exams.models import Attempt
+from app.exams.models import Attempt, AttemptItem
 from app.progress.read_models import ExamHistory, ExamRecords, ExamScore
 
 _FINISHED = Attempt.status.in_(("submitted", "expired"))
@@ -36,6 +37,20 @@ _SCORES = (
     .where(*_MINE)
     .order_by(Attempt.submitted_at.desc(), Attempt.id.desc())
     .limit(bindparam("limit"))
+)
+# Asked before every practice grade of a learner: from the learner's open exam attempts
+# (by their user index), then each one's item of the question (by the attempt's items), so
+# it costs the same however many other learners' attempts hold the question.
+_IN_OPEN_EXAM = select(Attempt.id).where(
+    Attempt.user_id == bindparam("user_id"),
+    Attempt.status == "open",
+    Attempt.mode == "exam",
+    select(AttemptItem.id)
+    .where(
+        AttemptItem.attempt_id == Attempt.id,
+        AttemptItem.question_id == bindparam("question_id"),
+    )
+    .exists(),
 )
 _TOTALS = {
     dialect: select(func.count(), func.coalesce(func.sum(_duration(dialect)), 0.0)).where(*_MINE)
@@ -95,6 +110,11 @@ class AttemptRecords:
             }
             for a in attempts
         ]
+
+    def in_open_exam(self, session: Session, user_id: int, question_id: int) -> bool:
+        """Tell whether an open exam-mode attempt of the learner holds the question."""
+        params = {"user_id": user_id, "question_id": question_id}
+        return session.connection().execute(_IN_OPEN_EXAM, params).first() is not None
 
 
 RECORDS: ExamRecords = AttemptRecords()

@@ -7,13 +7,13 @@ from fastapi.responses import JSONResponse, Response
 
 from app.accounts.dependencies import load_viewer, viewer_of
 from app.content.dependencies import QuestionDep
-from app.content.schemas import CheckIn, CheckOut, note_link_json, reference_json
+from app.content.schemas import CheckIn, CheckOut, erratum_json, note_link_json, reference_json
 from app.progress import service
-from app.progress.dependencies import now_of
+from app.progress.dependencies import exams_of, now_of
 from app.progress.read_models import Dashboard
 from app.web.dependencies import DatabaseDep
 from app.web.metrics import PRACTICE_ANSWERS
-from app.web.schemas import NOT_FOUND
+from app.web.schemas import NOT_FOUND, ErrorOut
 from app.web.templating import url_for
 
 router = APIRouter(
@@ -24,17 +24,22 @@ router = APIRouter(
 @router.post(
     "/questions/{question_id}/check",
     response_model=CheckOut,
-    responses={422: {"description": "No choice, a choice of another question, or too many"}},
+    responses={
+        409: {"model": ErrorOut, "description": "An exam the learner has open holds the question"},
+        422: {"description": "No choice, a choice of another question, or too many"},
+    },
 )
 async def check_question(
     request: Request, view: QuestionDep, body: CheckIn, db: DatabaseDep
 ) -> Response:
-    """Check chosen choices: correctness, the right choices, the explanation, notes and sources.
+    """Check chosen choices: correctness, the right choices, the explanation, notes, sources and
+    errata.
 
     A logged-in learner's answer is recorded; a guest's is not (it only reads).
     """
     viewer = viewer_of(request)
     user_id = viewer.id if viewer is not None else None
+    threshold = request.app.state.settings.related_threshold
     run = db.write if user_id is not None else db.read
     result = await run(
         service.check_answer,
@@ -42,6 +47,7 @@ async def check_question(
         question_id=view.id,
         choice_ids=body.choice_ids,
         now=now_of(request),
+        exams=exams_of(request),
     )
     if user_id is not None:  # kept (and committed) only for a learner
         PRACTICE_ANSWERS.inc()
@@ -53,8 +59,9 @@ async def check_question(
             "correct_choice_ids": list(result.correct_ids),
             "explanation": view.explanation_md,
             "explanation_html": view.explanation_html,
-            "notes": [note_link_json(link) for link in view.links],
+            "notes": [note_link_json(link) for link in view.related_links(threshold)],
             "references": [reference_json(reference) for reference in view.references],
+            "errata": [erratum_json(erratum) for erratum in view.errata],
         }
     )
 

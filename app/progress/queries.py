@@ -1,5 +1,6 @@
 """Read queries behind the progress pages and API; each reads one learner's rows only."""
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
@@ -19,9 +20,9 @@ from app.progress.chart import score_charts
 from app.progress.library import Library, load_library
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 from app.progress.read_models import (
+    NO_EXAMS,
     Dashboard,
     ExamRecords,
-    NoExams,
     ReviewStatus,
     SetSummary,
     SummaryQuestion,
@@ -31,7 +32,7 @@ from app.progress.readiness import Cell, CellKey, readiness
 from app.web import zones
 
 CHART_SCORES = 30  # the latest exam scores the chart shows
-NO_EXAMS = NoExams()
+READ_MAX = 5  # note sections a set's summary asks to read: those teaching the most missed
 
 
 _NOW = bindparam("now", type_=UTCDateTime)
@@ -322,8 +323,9 @@ def question_marks(session: Session, user_id: int, question_ids: Sequence[int]) 
     return dict(rows.tuples().all())
 
 
-def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:
-    """Gather the learner's result in a set: each question's latest answer, and what to read."""
+def set_summary(session: Session, user_id: int, set_slug: str, related_score: float) -> SetSummary:
+    """Gather the learner's result in a set: each question's latest answer, and what to read
+    (the sections that teach the most of those got wrong, through links learners see)."""
     qset = session.execute(
         select(QuestionSet.id, QuestionSet.title).where(QuestionSet.slug == set_slug)
     ).one_or_none()
@@ -335,7 +337,7 @@ def set_summary(session: Session, user_id: int, set_slug: str) -> SetSummary:
         for n, (qid, stem, correct) in enumerate(rows, start=1)
     )
     wrong = [q.id for q in questions if q.correct is False]
-    return SetSummary(set_slug, qset.title, questions, _sections_for(session, wrong))
+    return SetSummary(set_slug, qset.title, questions, _sections_for(session, wrong, related_score))
 
 
 def _standing(session: Session, user_id: int, *where: Any) -> list[Any]:
@@ -354,12 +356,15 @@ def _standing(session: Session, user_id: int, *where: Any) -> list[Any]:
     )
 
 
-def _sections_for(session: Session, question_ids: list[int]) -> tuple[SectionRef, ...]:
+def _sections_for(
+    session: Session, question_ids: list[int], related_score: float
+) -> tuple[SectionRef, ...]:
     if not question_ids:
         return ()
-    linked = linked_sections(session, question_ids).values()
-    found = {section for sections in linked for section in sections}
-    return tuple(sorted(found, key=lambda s: (s.note_title, s.anchor)))
+    linked = linked_sections(session, question_ids, related_score).values()
+    teaches = Counter(section for sections in linked for section in sections)
+    best = sorted(teaches, key=lambda s: (-teaches[s], s.note_title, s.anchor))[:READ_MAX]
+    return tuple(sorted(best, key=lambda s: (s.note_title, s.anchor)))
 
 
 def note_read_at(session: Session, user_id: int, slug: str) -> datetime | None:

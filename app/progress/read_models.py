@@ -133,6 +133,8 @@ class ExamRecords(Protocol):
 
     def export(self, session: Session, user_id: int) -> list[dict[str, Any]]: ...
 
+    def in_open_exam(self, session: Session, user_id: int, question_id: int) -> bool: ...
+
 
 class NoExams:
     """The exam records of an application without exams: none."""
@@ -142,6 +144,12 @@ class NoExams:
 
     def export(self, session: Session, user_id: int) -> list[dict[str, Any]]:
         return []
+
+    def in_open_exam(self, session: Session, user_id: int, question_id: int) -> bool:
+        return False
+
+
+NO_EXAMS = NoExams()
 
 
 @dataclass(frozen=True)

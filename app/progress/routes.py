@@ -16,14 +16,14 @@ from app.content.dependencies import (
     Slug,
     chosen_ids,
     get_question,
-    shown_grade,
 )
 from app.content.errors import InvalidAnswer
 from app.content.read_models import Grade, NoteView, QuestionView, SetTally
 from app.content.routes import practice_page
 from app.db import Database
 from app.progress import queries, service, study
-from app.progress.dependencies import NowDep, now_of
+from app.progress.dependencies import NowDep, exams_of, now_of, shown_grade
+from app.progress.errors import InOpenExam
 from app.progress.read_models import NoteStanding, ReviewStatus
 from app.progress.study import HomeResumes, SetResume
 from app.web.dependencies import DatabaseDep
@@ -70,11 +70,20 @@ async def answer(
             choice_ids=ids,
             now=now,
             seconds=elapsed(shown, now),
+            exams=exams_of(request),
         )
-    except InvalidAnswer as exc:
+    except (InvalidAnswer, InOpenExam) as exc:
         context = await extra() if extra else None
         return await _page(
-            request, view, viewer, None, context, error=exc.message, block=block, page=page
+            request,
+            view,
+            viewer,
+            None,
+            context,
+            error=exc.message,
+            status_code=exc.status_code,
+            block=block,
+            page=page,
         )
     if user_id is not None:  # kept (and committed) only for a learner
         PRACTICE_ANSWERS.inc()
@@ -94,10 +103,10 @@ async def _page(
     extra: dict[str, Any] | None,
     *,
     error: str | None = None,
+    status_code: int = 200,
     block: str | None = None,
     page: str = REVIEW_PAGE,
 ) -> HTMLResponse:
-    status_code = 422 if error else 200
     if extra is None:
         standing = await practice_standing(request, view)
         return practice_page(
@@ -257,7 +266,12 @@ async def set_summary(
     request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep
 ) -> HTMLResponse:
     """Show my result in a question set: score, the ones got wrong, the note sections to read."""
-    view = await db.read(queries.set_summary, user_id=viewer.id, set_slug=slug)
+    view = await db.read(
+        queries.set_summary,
+        user_id=viewer.id,
+        set_slug=slug,
+        related_score=request.app.state.settings.related_threshold,
+    )
     response = render(request, "progress/summary.html", {"view": view})
     response.headers["cache-control"] = "no-store"
     return response

@@ -28,8 +28,9 @@ from app.content.errors import NotFound
 from app.content.models import Note
 from app.content.read_models import Grade
 from app.content.service import grade
+from app.progress.errors import InOpenExam
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
-from app.progress.read_models import CalendarDay, ReviewOutcome
+from app.progress.read_models import NO_EXAMS, CalendarDay, ExamRecords, ReviewOutcome
 from app.web.timing import MAX_SECONDS
 
 PACE_ANSWERS = 20
@@ -215,6 +216,20 @@ def save_cards(session: Session, rows: list[dict[str, Any]]) -> None:
     connection.execute(_UPSERT_CARD[connection.dialect.name], rows)
 
 
+def practice_grade(
+    session: Session,
+    user_id: int | None,
+    question_id: int,
+    choice_ids: Sequence[int],
+    exams: ExamRecords = NO_EXAMS,
+) -> Grade:
+    """Grade chosen choices, unless the learner's open exam holds the question (InOpenExam):
+    practice must not tell its key before the exam is submitted. A guest has no exam."""
+    if user_id is not None and exams.in_open_exam(session, user_id, question_id):
+        raise InOpenExam()
+    return grade(session, question_id, choice_ids)
+
+
 def check_answer(
     session: Session,
     user_id: int | None,
@@ -222,13 +237,14 @@ def check_answer(
     choice_ids: Sequence[int],
     now: datetime,
     seconds: float | None = None,
+    exams: ExamRecords = NO_EXAMS,
 ) -> Grade:
     """Grade a practice answer; when a learner (user_id) gave it, keep it and schedule a review.
 
     The review is scheduled before the answer is kept, so the learner's usual time is
     measured on the answers before this one.
     """
-    result = grade(session, question_id, choice_ids)
+    result = practice_grade(session, user_id, question_id, choice_ids, exams)
     if user_id is not None:
         review(session, user_id, question_id, result.correct, now, seconds)
         answer = Answer(

@@ -26,13 +26,12 @@ from app.content.dependencies import (
     QuestionDep,
     Slug,
     chosen_ids,
-    shown_grade,
 )
 from app.content.errors import NotFound
 from app.content.read_models import QuestionView
 from app.content.routes import practice_page
 from app.progress import study
-from app.progress.dependencies import LibraryDep, NowDep
+from app.progress.dependencies import LibraryDep, NowDep, shown_grade
 from app.progress.routes import ChoiceField, ShownField, answer
 from app.web.dependencies import DatabaseDep
 from app.web.forms import whole_numbers

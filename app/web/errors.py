@@ -26,6 +26,7 @@ TITLES = {
     403: "You are not allowed to do that",
     404: "Page not found",
     405: "That action is not allowed here",
+    409: "That has to wait",
     413: "That was too large",
     422: "Some of that input was not valid",
     429: "Too many attempts",

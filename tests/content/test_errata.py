@@ -6,10 +6,19 @@ import pytest
 from sqlalchemy import select
 
 from app.content.errata import ProblemReport
-from tests.factories import count_queries, count_rows, import_file, load_seed, question_id, tags
+from tests.factories import (
+    choice_ids,
+    count_queries,
+    count_rows,
+    import_file,
+    load_seed,
+    question_id,
+    tags,
+)
 
 NOTE = "/notes/tensorrt-note-2"
 SECTION = "working-with-mixed-precision"
+HTMX = {"HX-Request": "true"}
 SEED_ERRATA = ("Set kINT8", "kSTRICT_TYPES is deprecated", "IInt8EntropyCalibrator2", "10.1")
 
 
@@ -229,14 +238,56 @@ def test_a_resolution_needs_a_note(seeded, user_client):
 def test_marking_a_report_as_an_erratum_shows_it_on_the_question(seeded, user_client):
     learner, author = user_client("leo"), user_client("ann", role="author")
     qid = question_id(seeded, "2")
+    answered = f"/questions/{qid}?choice={choice_ids(seeded, '2')[0]}"
     report(learner, qid, kind="wrong-answer", text="The marked answer is not the right one.")
     filed = reports(seeded)[-1].id
-    assert "The marked answer is not the right one." not in learner.get(f"/questions/{qid}").text
+    assert "The marked answer is not the right one." not in learner.get(answered).text
     author.post(f"/author/reports/{filed}/erratum", data={"shown": "yes"})
-    page = learner.get(f"/questions/{qid}").text
+    page = learner.get(answered).text
     assert "The marked answer is not the right one." in page and "Wrong answer" in page
     author.post(f"/author/reports/{filed}/erratum", data={"shown": "no"})
-    assert "The marked answer is not the right one." not in learner.get(f"/questions/{qid}").text
+    assert "The marked answer is not the right one." not in learner.get(answered).text
+
+
+SLIP = "The keyed answer is wrong; the right one is the entropy calibrator."
+
+
+def _erratum_on(db, qid: int) -> None:  # type: ignore[no-untyped-def]
+    with db.session_scope(write=True) as session:
+        session.add(ProblemReport(question_id=qid, kind="wrong-answer", text=SLIP, erratum=True))
+
+
+def _erratum_box(html: str) -> list[dict[str, str | None]]:
+    return [a for a in tags(html, "aside") if a.get("aria-label") == "Errata for this question"]
+
+
+def test_a_question_erratum_waits_for_the_answer(client, seeded):
+    """An erratum may name the right answer: before answering only a notice says there is one."""
+    qid = question_id(seeded, "3")
+    right, _ = choice_ids(seeded, "3")
+    _erratum_on(seeded, qid)
+    before = client.get(f"/questions/{qid}").text
+    assert SLIP not in before and _erratum_box(before) == []
+    assert "This question has a known erratum; it is shown after you answer." in before
+    after = client.post(f"/questions/{qid}", data={"choice": str(right)}).text  # redirected
+    assert SLIP in after and len(_erratum_box(after)) == 1
+    assert "it is shown after you answer" not in after
+    htmx = client.post(f"/questions/{qid}", data={"choice": str(right)}, headers=HTMX).text
+    assert SLIP in htmx and "it is shown after you answer" not in htmx
+
+
+def test_a_question_without_errata_has_no_notice(client, seeded):
+    assert "known erratum" not in client.get(f"/questions/{question_id(seeded, '3')}").text
+
+
+def test_the_api_gives_a_question_s_errata_only_with_the_check(client, seeded):
+    qid = question_id(seeded, "3")
+    right, _ = choice_ids(seeded, "3")
+    _erratum_on(seeded, qid)
+    shown = client.get(f"/api/v1/questions/{qid}")
+    assert shown.status_code == 200 and SLIP not in shown.text
+    checked = client.post(f"/api/v1/questions/{qid}/check", json={"choice_ids": [right]}).json()
+    assert checked["errata"] == [{"kind": "wrong-answer", "label": "Wrong answer", "text": SLIP}]
 
 
 def test_unknown_reports_are_404(seeded, user_client):
@@ -253,12 +304,13 @@ def test_errata_add_no_query_to_the_pages(app, client, seeded):
     with seeded.session_scope(write=True) as session:
         session.add(ProblemReport(question_id=qid, kind="typo", text="A slip.", erratum=True))
     counts = {}
-    for path in (f"/questions/{qid}", NOTE):
+    right, _ = choice_ids(seeded, "3")
+    for path in (f"/questions/{qid}?choice={right}", NOTE):
         with count_queries(app) as statements:
             html = client.get(path).text
         assert 'class="erratum"' in html
         counts[path] = len(statements)
-    assert counts[f"/questions/{qid}"] == 2
+    assert counts[f"/questions/{qid}?choice={right}"] == 3  # the question, then its grade
 
 
 def test_a_reworded_seed_erratum_replaces_the_old_wording_instead_of_showing_twice(seeded):

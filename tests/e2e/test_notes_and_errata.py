@@ -104,10 +104,17 @@ def test_a_learner_reports_a_problem_and_an_author_resolves_it(
     card.get_by_role("button", name=re.compile("Show it on the content as an erratum")).click()
     expect(flash(desk)).to_contain_text("shown on its content as an erratum")
 
-    page.goto(question_url)
+    page.goto(question_url)  # the erratum may name the right answer: it waits for the answer
     erratum = page.get_by_role("complementary", name="Errata for this question")
+    expect(page.get_by_text("This question has a known erratum")).to_be_visible()
+    expect(erratum).to_have_count(0)
+    expect(page.get_by_text(problem)).to_have_count(0)
+    assert_accessible(page, "question with an erratum, not answered")
+    choose(page, CALIBRATION_RIGHT)
+    page.get_by_role("button", name="Check answer").click()
     expect(erratum).to_contain_text(problem)
-    assert_accessible(page, "question with an erratum")
+    expect(page.get_by_text("This question has a known erratum")).to_have_count(0)
+    assert_accessible(page, "question with an erratum, answered")
 
     card = desk.locator(".report").filter(has_text=problem)
     card.get_by_label(re.compile("Resolution")).fill("The explanation was corrected.")

@@ -7,12 +7,14 @@ through the runner (`db.read`, `db.write`), which runs it in the database's own 
 """
 
 import asyncio
+import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event
+from sqlalchemy.engine import make_url
 
 from app.main import create_app
 from tests.exams.conftest import EXAM
@@ -192,3 +194,42 @@ def test_starting_and_submitting_cost_the_same_statements_for_two_questions_or_s
         assert len(items(seeded, attempt_id)) == count
         cost[count] = len(started), len(submitted)
     assert cost[2] == cost[6], cost
+
+
+def test_practice_asks_once_whether_an_open_exam_holds_the_question(app, seeded, sitting, client):
+    """A learner's practice answer costs one statement on the exam tables; a guest's none."""
+    ann, attempt_id, right, _ = sitting
+    qid = items(seeded, attempt_id)[0].question_id
+    with count_queries(app) as statements:
+        page = ann.post(f"/questions/{qid}", data={"choice": str(right)})
+    assert page.status_code == 409
+    assert len(_exam_statements(statements)) == 1, statements
+    with count_queries(app) as statements:
+        assert client.post(f"/questions/{qid}", data={"choice": str(right)}).status_code == 200
+    assert _exam_statements(statements) == []
+
+
+def test_practice_finds_the_open_exams_through_indexes(app, seeded, sitting):
+    """SQLite reaches a learner's open exams by index, never by scanning every attempt or
+    every item: practice asks on each answer."""
+    if seeded.engine.dialect.name != "sqlite":
+        pytest.skip("the query plan checked is SQLite's")
+    ann, attempt_id, right, _ = sitting
+    qid = items(seeded, attempt_id)[0].question_id
+    path = make_url(seeded.url).database
+    plans: list[str] = []
+
+    def explain(_conn, _cursor, statement, parameters, *_args) -> None:  # type: ignore[no-untyped-def]
+        if "exam_attempt_item" in statement and statement.lstrip().startswith("SELECT"):
+            with closing(sqlite3.connect(path)) as plain:
+                rows = plain.execute(f"EXPLAIN QUERY PLAN {statement}", parameters).fetchall()
+            plans.extend(row[3] for row in rows)
+
+    engine = app.state.db.engine
+    event.listen(engine, "before_cursor_execute", explain)
+    try:
+        assert ann.post(f"/questions/{qid}", data={"choice": str(right)}).status_code == 409
+    finally:
+        event.remove(engine, "before_cursor_execute", explain)
+    assert plans and not any(plan.startswith("SCAN") for plan in plans), plans
+    assert any("(question_id=? AND attempt_id=?)" in plan for plan in plans), plans
