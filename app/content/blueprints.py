@@ -45,8 +45,14 @@ class ExamBlueprint(Base):
     position: Mapped[int] = mapped_column(Integer, default=0)
 
 
-# How learners see the exams listed: the longest (the mock exams) first, then by title.
-SHOWN_ORDER = (ExamBlueprint.question_count.desc(), ExamBlueprint.title, ExamBlueprint.id)
+# How learners see the exams listed: the longest (the mock exams) first, then in the order
+# their files give (several files each start from the first place), then by title.
+SHOWN_ORDER = (
+    ExamBlueprint.question_count.desc(),
+    ExamBlueprint.position,
+    ExamBlueprint.title,
+    ExamBlueprint.id,
+)
 
 
 def load_blueprints(session: Session, items: list[BlueprintData], report: Report) -> None:

@@ -320,7 +320,7 @@ def question_marks(session: Session, user_id: int, question_ids: Sequence[int]) 
             ReviewCard.user_id == user_id, ReviewCard.question_id.in_(question_ids)
         )
     )
-    return dict(rows.tuples().all())
+    return dict(rows.all())
 
 
 def set_summary(session: Session, user_id: int, set_slug: str, related_score: float) -> SetSummary:

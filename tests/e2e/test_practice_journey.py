@@ -248,8 +248,9 @@ def test_practising_a_topic_stays_in_the_topic_to_the_end(
     while page.get_by_role("button", name="Check answer").count():
         intro = page.locator(".study-intro")
         expect(intro).to_contain_text(f"Practising {DEPLOYMENT}")
-        expect(intro).to_contain_text(f"question {len(seen) + 1} of {expected}")
-        expect(page.locator(".eyebrow").get_by_role("link")).to_have_text(DEPLOYMENT)
+        eyebrow = page.locator(".eyebrow")
+        expect(eyebrow).to_contain_text(f"Question {len(seen) + 1} of {expected}")
+        expect(eyebrow.get_by_role("link")).to_have_text(DEPLOYMENT)
         seen.append(page.get_by_role("heading", level=1).inner_text())
         page.get_by_role("radio").first.check()
         page.get_by_role("button", name="Check answer").click()
