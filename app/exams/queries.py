@@ -51,10 +51,7 @@ def blueprints(
         ).all()
         open_ids = {bp: attempt for bp, attempt in rows if bp is not None}
     found = session.scalars(
-        select(ExamBlueprint)
-        .order_by(*SHOWN_ORDER)
-        .limit(limit)
-        .offset(offset)
+        select(ExamBlueprint).order_by(*SHOWN_ORDER).limit(limit).offset(offset)
     ).all()
     titles = dict(
         session.execute(
