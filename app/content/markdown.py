@@ -208,6 +208,8 @@ _TABLE_RULE = re.compile(r"[\s|:-]*\|[\s|:-]*-[\s|:-]*")
 # and a backtick ending the first word after a cut (`…enqueue` runs`), which would pair
 # with the next one.
 _CUT_CODE = re.compile(r"((?:^|…)\s*[^\s`…]+)`")
+# Fence lines, with their info (a closing one has none).
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})(.*)$", re.MULTILINE)
 _UNPAIRED = re.compile(r"`+|(?<![\s*])\*+(?=\s|$)|(?:^|(?<=\s))\*+(?![\s*])")
 
 
@@ -216,12 +218,20 @@ def plain_text(markdown: str) -> str:
     if not _MARKUP.search(markdown):
         return markdown
     lines: list[str] = []
-    for token in _text_md.parse(_CUT_CODE.sub(r"\1", markdown)):
+    for token in _text_md.parse(_uncut(markdown)):
         if token.type == "inline":
             lines.append("".join(_inline_text(token.children or [])))
         elif token.type in ("fence", "code_block"):
             lines.append(token.content.rstrip("\n"))
     return "\n".join(lines)
+
+
+def _uncut(markdown: str) -> str:
+    """Drop the end of a fence or code span whose start a snippet cut off: it would open one."""
+    fences = list(_FENCE_LINE.finditer(markdown))
+    if len(fences) % 2 and not fences[0].group(1).strip():
+        markdown = markdown[: fences[0].start()] + markdown[fences[0].end() :]
+    return _CUT_CODE.sub(r"\1", markdown)
 
 
 def _inline_text(tokens: Sequence[Token]) -> Iterator[str]:

@@ -228,6 +228,10 @@ S, E = terms.START, terms.STOP
         (f"…fields come from `{S}getFields{E}…", "…fields come from <mark>getFields</mark>…"),
         (f"zebra16`\nChoice **`--{S}z{E}`**", "zebra16 Choice --<mark>z</mark>"),
         (
+            f"…x.like()\n```\n\nSee `trt.{S}IPluginV3{E}`",
+            "…x.like() See trt.<mark>IPluginV3</mark>",
+        ),
+        (
             f"…{S}zebra{E}** engine, 2 * 3 *{S}more{E}",
             "…<mark>zebra</mark> engine, 2 * 3 <mark>more</mark>",
         ),
