@@ -9,7 +9,7 @@ highlighted by Pygments on the server (static/highlight.css colours it).
 import html
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -122,6 +122,8 @@ def unique_slug(base: str, taken: set[str]) -> str:
 
 _md = _parser(notes=False)
 _note_md = _parser(notes=True)
+# Escaped characters and entities stay tokens of their own: text, never a mark.
+_text_md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("text_join")
 
 
 _cleaner = nh3.Cleaner(
@@ -193,6 +195,62 @@ def excerpt(markdown: str, limit: int = 160) -> str:
     if len(text) <= limit:
         return text
     return text[:limit].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
+
+
+# Characters and line starts with a meaning in Markdown: text holding none is plain already.
+_MARKUP = re.compile(r"[`*_\[\]|#<>!&\\~]|^ *(?:[-+=>]|\d+[.)]| {4})", re.MULTILINE)
+# What is left of a table whose rows were cut from their header (as in a search's snippet),
+# which no parser takes for a table: a pipe standing apart (or after the cut's …), and the
+# header's rule.
+_CELL_PIPE = re.compile(r"(?:^|(?<=[\s…]))\|(?=\s|$)")
+_TABLE_RULE = re.compile(r"[\s|:-]*\|[\s|:-]*-[\s|:-]*")
+# A code span's backticks, and stars of emphasis at one edge of a word, that found no pair;
+# and a backtick ending the first word after a cut (`…enqueue` runs`), which would pair
+# with the next one.
+_CUT_CODE = re.compile(r"((?:^|…)\s*[^\s`…]+)`")
+# Fence lines, with their info (a closing one has none).
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})(.*)$", re.MULTILINE)
+_UNPAIRED = re.compile(r"`+|(?<![\s*])\*+(?=\s|$)|(?:^|(?<=\s))\*+(?![\s*])")
+
+
+def plain_text(markdown: str) -> str:
+    """Return the text of some Markdown without its marks (to be escaped), a line a block."""
+    if not _MARKUP.search(markdown):
+        return markdown
+    lines: list[str] = []
+    for token in _text_md.parse(_uncut(markdown)):
+        if token.type == "inline":
+            lines.append("".join(_inline_text(token.children or [])))
+        elif token.type in ("fence", "code_block"):
+            lines.append(token.content.rstrip("\n"))
+    return "\n".join(lines)
+
+
+def _uncut(markdown: str) -> str:
+    """Drop the end of a fence or code span whose start a snippet cut off: it would open one."""
+    fences = list(_FENCE_LINE.finditer(markdown))
+    if len(fences) % 2 and not fences[0].group(1).strip():
+        markdown = markdown[: fences[0].start()] + markdown[fences[0].end() :]
+    return _CUT_CODE.sub(r"\1", markdown)
+
+
+def _inline_text(tokens: Sequence[Token]) -> Iterator[str]:
+    for token in tokens:
+        if token.type == "text":
+            yield _loose_text(token.content)
+        elif token.type in ("text_special", "code_inline"):  # an escaped mark is text
+            yield token.content
+        elif token.type in ("softbreak", "hardbreak"):
+            yield "\n"
+        elif token.children:  # an image: its description
+            yield from _inline_text(token.children)
+
+
+def _loose_text(text: str) -> str:
+    """Text without the marks left over where a snippet cut a table, code or emphasis."""
+    if _TABLE_RULE.fullmatch(text):
+        return ""
+    return _UNPAIRED.sub("", _CELL_PIPE.sub("", text))
 
 
 def heading_text(markdown: str) -> str:

@@ -77,8 +77,8 @@ class Backend:
         """Return one page of matching questions, best first, and how many match."""
         hits, total = self._found(session, terms, "question", topics, limit)
         return tuple(
-            QuestionHit(qid, set_slug, title, snippet, _topic(ts, tt))
-            for qid, set_slug, ts, tt, title, snippet in hits
+            QuestionHit(qid, set_slug, marked_html(stem), marked_html(snippet), _topic(ts, tt))
+            for qid, set_slug, ts, tt, stem, snippet in hits
         ), total
 
     def notes(
@@ -86,8 +86,16 @@ class Backend:
     ) -> tuple[tuple[NoteHit, ...], int]:
         """Return one page of matching note sections, best first, and how many match."""
         hits, total = self._found(session, terms, "section", topics, limit)
+        # A heading is plain text already, shown as the note shows it.
         return tuple(
-            NoteHit(slug, note_title, anchor, heading, snippet, _topic(ts, tt))
+            NoteHit(
+                slug,
+                note_title,
+                anchor,
+                marked_html(heading, markdown=False),
+                marked_html(snippet),
+                _topic(ts, tt),
+            )
             for slug, note_title, anchor, ts, tt, heading, snippet in hits
         ), total
 
@@ -99,7 +107,10 @@ class Backend:
         topics: list[int] | None,
         limit: int,
     ) -> tuple[list[tuple[Any, ...]], int]:
-        """One page of highlighted rows of a kind, best first, and how many match."""
+        """One page of highlighted rows of a kind, best first, and how many match.
+
+        A row is its columns, then its title and snippet with the index's marks.
+        """
         params = self._params(terms, topics, limit)
         rows = session.scalars(self._statement(self.page_sql, kind, topics), params).all()
         if len(rows) < limit:
@@ -150,7 +161,7 @@ class Backend:
         statement = self._statement(self.highlight_sql, kind, None, columns=True)
         statement = statement.bindparams(bindparam("rows", expanding=True))
         found = {
-            row[0]: _marked(row)
+            row[0]: _highlights(row)
             for row in session.execute(statement, {**self.params(terms), "rows": rows})
         }
         return [found[row] for row in rows if row in found]
@@ -160,9 +171,9 @@ def _columns(kind: str) -> str:
     return _QUESTION_COLUMNS if kind == "question" else _SECTION_COLUMNS
 
 
-def _marked(row: Any) -> tuple[Any, ...]:
-    """A highlighted row without its index id: its columns, then title and snippet as HTML."""
-    return (*row[1:-2], marked_html(row[-2] or ""), marked_html(row[-1] or ""))
+def _highlights(row: Any) -> tuple[Any, ...]:
+    """A highlighted row without its index id: its columns, then its title and snippet."""
+    return (*row[1:-2], row[-2] or "", row[-1] or "")
 
 
 # SQLite's statements of each kind without a topic, built once: found, unranked.
@@ -286,7 +297,7 @@ class SQLiteBackend(Backend):
         if page is None:  # too many to rank
             return _title_first(lambda values: session.scalar(unranked, values), params), total
         ranked = sorted(json.loads(page), key=lambda row: (row[0], row[1]))  # rank, then row
-        return [_marked(row[1:]) for row in ranked], total
+        return [_highlights(row[1:]) for row in ranked], total
 
     def _everywhere(self, kind: str) -> tuple[TextClause, TextClause]:
         """The found and unranked statements of a kind without a topic."""
@@ -315,7 +326,7 @@ def _title_first(
     if len(found) < limit:
         shown = json.dumps([row[0] for row in found])
         found += _rows(run(params | {"shown": shown, "limit": limit - len(found)}))
-    return [_marked(row) for row in found]
+    return [_highlights(row) for row in found]
 
 
 def _rows(page: str | None) -> list[list[Any]]:

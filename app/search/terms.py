@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from markupsafe import escape
 
+from app.content.markdown import plain_text
+
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 12
 MAX_TERM_CHARS = 80
@@ -22,7 +24,6 @@ _OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
 _PREFIX = re.compile(r"(.*[^\W_])\*+")
 _WORD = re.compile(r"[^\W_]")
 _LAST_WORD = re.compile(r"[^\W_]+$")
-_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 # A mark runs to its stop (or to the end); marks inside it or stops outside are dropped.
 _MARKED = re.compile(f"{START}([^{STOP}]*)(?:{STOP}|$)")
 # Marks in pairs, none inside another: a START, its STOP, and so on.
@@ -65,15 +66,16 @@ def _term(text: str, quoted: bool) -> Term | None:
     return Term(text, prefix=prefix is not None)
 
 
-def marked_html(text: str) -> str:
+def marked_html(text: str, *, markdown: bool = True) -> str:
     """Escape indexed text for HTML and turn the index's marks into balanced <mark> elements.
 
+    Markdown (with `markdown`) is shown as its plain text: the marks, in its words, stay.
     Run for every title and snippet a fresh search shows, so each step is skipped when the
     text cannot need it.
     """
+    if markdown:
+        text = plain_text(text)
     text = " ".join(text.split())
-    if "\\" in text:
-        text = _MARKDOWN_ESCAPE.sub(r"\1", text)
     if STOP in text:
         text = _JOINED_MARKS.sub(r"\1", text)
     return _marks(str(escape(text)))  # the marks need no escaping

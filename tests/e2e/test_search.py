@@ -1,10 +1,10 @@
 """Search in the browser: from the header to a note, a question and back, on any screen."""
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.support import (
     CALIBRATION_RIGHT,
@@ -123,3 +123,31 @@ def test_search_results_are_accessible_in_the_dark_theme(page: Page) -> None:
     page.goto("/search?q=calibration")
     expect(page.locator("mark").first).to_be_visible()
     assert_accessible(page, "dark theme")
+
+
+@pytest.fixture(params=[{"width": 1280, "height": 800}, PHONE], ids=["desktop", "phone"])
+def shipped_page(
+    shipped_server: dict[str, str], browser: Browser, request: pytest.FixtureRequest
+) -> Iterator[Page]:
+    """A page on the server of the shipped content, written in Markdown of every kind."""
+    context = browser.new_context(base_url=shipped_server["url"], viewport=request.param)
+    yield context.new_page()
+    context.close()
+
+
+def test_results_show_markdown_as_plain_text_and_each_stem_apart(shipped_page: Page) -> None:
+    page = shipped_page
+    page.goto("/search?q=IPluginV3")
+    questions = results(page, "Questions").get_by_role("listitem")
+    stem = "IPluginV3 groups a plugin's behaviour into capability interfaces."
+    question = questions.filter(has=page.get_by_role("heading", name=re.compile(stem)))
+    expect(question.get_by_role("link")).to_have_text(re.compile(f"^{stem}"))
+    expect(question.locator(".snippet")).to_contain_text("Core, build and runtime")
+    expect(question.locator(".snippet")).not_to_contain_text("capability interfaces. Which")
+    expect(question.locator(".snippet mark").first).to_have_text("IPluginV3")
+    text = page.get_by_role("main").locator(".search-results").all_inner_texts()
+    assert len(text) == 2 and not [
+        mark for mark in ("**", "`", "| ", "](") if mark in "".join(text)
+    ]
+    assert_no_horizontal_scroll(page)
+    assert_accessible(page, "plain-text results")

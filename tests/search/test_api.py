@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.search.test_routes import MARKUP, load_marked_up
 from tests.search.test_service import HOSTILE_QUERIES
 
 
@@ -47,3 +48,16 @@ def test_search_is_documented(client):
 def test_search_api_says_whether_totals_are_exact(client, seeded):
     body = client.get("/api/v1/search", params={"q": "calibration"}).json()
     assert body["note_total_exact"] is True and body["question_total_exact"] is True
+
+
+def test_search_api_gives_markdown_as_plain_text_and_a_question_its_stem_apart(client, db):
+    load_marked_up(db)
+    body = client.get("/api/v1/search", params={"q": "zebra"}).json()
+    (note,), (question,) = body["notes"], body["questions"]
+    assert note["heading_html"] == "<mark>Zebra</mark> flags"
+    assert question["stem_html"] == "Which trtexec flag builds a <mark>zebra</mark> engine?"
+    assert "<mark>zebra</mark> flag is --zebra16" in note["snippet_html"]
+    assert "Which" not in question["snippet_html"]
+    assert "<mark>zebra</mark> guide" in question["snippet_html"]
+    for text in (note["snippet_html"], question["snippet_html"]):
+        assert not [mark for mark in MARKUP if mark in text], text

@@ -1,8 +1,10 @@
 """The search page and the header's search box, with JavaScript or without."""
 
+import re
+
 import pytest
 
-from tests.factories import import_file, tags
+from tests.factories import a_note, a_question, a_set, import_file, load, tags
 from tests.search.test_service import HOSTILE_QUERIES
 
 
@@ -137,3 +139,42 @@ def test_both_groups_show_their_best_few_and_link_to_the_rest(client, db):
     assert "Show more" not in rest
     api = client.get("/api/v1/search", params={"q": "okapi"}).json()
     assert len(api["questions"]) == PAGE_LIMIT and api["question_total"] == many
+
+
+MARKUP = ("**", "`", "|", "](", "#")
+
+
+def load_marked_up(db):  # type: ignore[no-untyped-def]
+    """A question and a note section about zebras, written in Markdown of every kind."""
+    question = a_question("1", "Which `trtexec` flag builds a **zebra** engine?")
+    question.choices[0].text = "`--zebra16`"
+    question.explanation = (
+        "Use **`--zebra16`**: see the [zebra guide](https://example.test/zebra).\n\n"
+        "| Flag | Engine |\n|---|---|\n| `--zebra16` | zebra |"
+    )
+    load(db, a_set(question))
+    load(
+        db,
+        a_note(
+            "## Zebra flags\n\nThe **zebra** flag is `--zebra16`, as the "
+            "[zebra guide](https://example.test/zebra) says.\n\n"
+            "| Flag | Engine |\n|---|---|\n| `--zebra16` | zebra |\n\n"
+            "```bash\ntrtexec --zebra16 --saveEngine=zebra.plan\n```"
+        ),
+    )
+
+
+def test_results_show_markdown_as_plain_text_and_a_question_its_stem_apart(client, db):
+    load_marked_up(db)
+    html = client.get("/search", params={"q": "zebra"}).text
+    note_title, question_title = (
+        re.sub(r"<a [^>]*>|</a>", "", h3) for h3 in re.findall(r"<h3>(.*?)</h3>", html)
+    )
+    note_snippet, question_snippet = re.findall(r'<p class="snippet">(.*?)</p>', html)
+    assert note_title == "<mark>Zebra</mark> flags"
+    assert question_title == "Which trtexec flag builds a <mark>zebra</mark> engine?"
+    assert "<mark>zebra</mark> flag is --zebra16" in note_snippet
+    assert "<mark>zebra</mark> guide" in question_snippet
+    assert "Which" not in question_snippet and "--zebra16" in question_snippet
+    for text in (note_snippet, question_snippet):
+        assert not [mark for mark in MARKUP if mark in text], text

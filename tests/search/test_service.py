@@ -198,6 +198,63 @@ def test_marked_html_is_escaped_and_balanced(text, html):
     assert marked_html(text) == html
 
 
+S, E = terms.START, terms.STOP
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        (f"The **{S}calibration{E}** _table_", "The <mark>calibration</mark> table"),
+        (f"Call `{S}enqueueV3{E}()` once", "Call <mark>enqueueV3</mark>() once"),
+        (f"## {S}Engines{E}\n\nBuilt once", "<mark>Engines</mark> Built once"),
+        (
+            f"See [the {S}guide{E}](https://x.test/{S}guide{E}) ![a plot](p.png)",
+            "See the <mark>guide</mark> a plot",
+        ),
+        (
+            f"| Flag | Use |\n|---|---|\n| `--{S}fp16{E}` | **half** |",
+            "Flag Use --<mark>fp16</mark> half",
+        ),
+        (
+            f"…| `--{S}fp16{E}` | half |\n| `--int8` | quarter |",
+            "… --<mark>fp16</mark> half --int8 quarter",
+        ),
+        (f"…| a | b |\n|---|:-:|\n| {S}c{E} | d |", "… a b <mark>c</mark> d"),
+        (
+            f"Run:\n\n```bash\ntrtexec --{S}fp16{E} # **not bold**\n```\nDone",
+            "Run: trtexec --<mark>fp16</mark> # **not bold** Done",
+        ),
+        (f"- {S}one{E}\n- two\n\n1. three", "<mark>one</mark> two three"),
+        (f"…fields come from `{S}getFields{E}…", "…fields come from <mark>getFields</mark>…"),
+        (f"zebra16`\nChoice **`--{S}z{E}`**", "zebra16 Choice --<mark>z</mark>"),
+        (
+            f"…x.like()\n```\n\nSee `trt.{S}IPluginV3{E}`",
+            "…x.like() See trt.<mark>IPluginV3</mark>",
+        ),
+        (
+            f"…{S}zebra{E}** engine, 2 * 3 *{S}more{E}",
+            "…<mark>zebra</mark> engine, 2 * 3 <mark>more</mark>",
+        ),
+        ("Escaped \\*stars\\* and 2 &lt; 3 &amp; a|b", "Escaped *stars* and 2 &lt; 3 &amp; a|b"),
+        (
+            f"**<script>alert(1)</script>** `<img src=x onerror=alert(2)>` {S}x{E}",
+            "&lt;script&gt;alert(1)&lt;/script&gt; &lt;img src=x onerror=alert(2)&gt; <mark>x</mark>",
+        ),
+    ],
+)
+def test_marked_html_shows_markdown_as_plain_text(text, html):
+    assert marked_html(text) == html
+
+
+def test_marked_html_leaves_plain_text_as_it_is():
+    """A note's heading is shown as the note shows it, and so is plain text in any case."""
+    assert marked_html(f"1. **{S}Set{E}** up", markdown=False) == "1. **<mark>Set</mark>** up"
+    assert (
+        marked_html(f"Plain {S}words{E}, nothing else.")
+        == "Plain <mark>words</mark>, nothing else."
+    )
+
+
 PIECES = st.sampled_from(["\ue000", "\ue001", "a", " ", "&lt;", "_"])
 
 
