@@ -20,6 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session, aliased, joinedload
 from sqlalchemy.sql import Subquery
 
+from app.content.bundle import Scope
 from app.content.errata import ProblemReport, open_errata_column, unpack_errata
 from app.content.errors import NotFound
 from app.content.markdown import excerpt, render, render_inline, render_note
@@ -473,6 +474,7 @@ def question(session: Session, question_id: int) -> QuestionView:
         previous_id=found.previous_id,
         next_id=found.next_id,
         errata=unpack_errata(found.errata),
+        scope=Scope(tuple(found.versions or ()), found.difficulty, found.level),
     )
 
 
@@ -515,6 +517,9 @@ def _question_rows() -> Select:
             q.ordinal,
             QuestionSet.question_count,
             open_errata_column(ProblemReport.question_id == q.id).label("errata"),
+            q.versions,
+            q.difficulty,
+            q.level,
         )
         .join(QuestionSet, q.set_id == QuestionSet.id)
         .outerjoin(Topic, q.topic_id == Topic.id)

@@ -5,6 +5,7 @@ None of them carries an answer key: grading reads it from the database (see `ser
 
 from dataclasses import dataclass
 
+from app.content.bundle import Scope
 from app.content.errata import Erratum
 from app.content.markdown import render
 
@@ -247,6 +248,7 @@ class QuestionView:
     previous_id: int | None
     next_id: int | None
     errata: tuple[Erratum, ...] = ()  # open errata, shown on the question
+    scope: Scope = Scope()  # what it holds for and asks, shown to authors
 
     def related_links(self, threshold: float) -> tuple[NoteLink, ...]:
         """The note links learners see (see `is_related`)."""

@@ -7,7 +7,9 @@ a question, survives an import that leaves it out, and travels with the export.
 import json
 
 import pytest
+from sqlalchemy import select
 
+from app.content.models import Question
 from app.db import Database
 from app.importers.errors import ImportRefused
 from tests.factories import SEED_SET, exported, import_file, row_counts, table_rows
@@ -111,3 +113,12 @@ def test_the_scope_goes_out_with_the_export_and_back_in(db, other_db):
     import_bank(db, a_bank(**SCOPE))
     import_file(other_db, json.dumps(exported(db)).encode(), "export.json")
     assert scope_of(other_db, "scoped/1") == SCOPE
+
+
+def test_authors_see_a_questions_scope_on_its_page_and_learners_do_not(db, user_client):
+    import_bank(db, a_bank(**SCOPE))
+    with db.session_scope() as session:
+        question_id = session.scalars(select(Question.id)).one()
+    shown = "For authors: hard · apply · holds for TensorRT 10.x, TensorRT 11.0"
+    assert shown in user_client("ann", role="author").get(f"/questions/{question_id}").text
+    assert "For authors" not in user_client("bob").get(f"/questions/{question_id}").text
