@@ -117,10 +117,10 @@ def test_n_goes_on_in_a_topic_practice(page: Page) -> None:
     """The study walks use the same page: n opens the walk's next question."""
     page.goto("/topics/deployment-jetson-dla")
     page.get_by_role("link", name="Practise this topic").click()
-    expect(page.locator(".study-intro")).to_contain_text("question 1 of 2")
+    expect(page.locator(".eyebrow")).to_contain_text("Question 1 of 2")
     _answer_with_keys(page)
     page.keyboard.press("n")
-    expect(page.locator(".study-intro")).to_contain_text("question 2 of 2")
+    expect(page.locator(".eyebrow")).to_contain_text("Question 2 of 2")
     page.keyboard.press("1")
     page.keyboard.press("Enter")
     expect(page.get_by_text("Press Enter or N to go on: finish.")).to_be_visible()
