@@ -57,7 +57,7 @@ START_PATHS = [
 ]
 # Not pages: files, the API, and what a link there would do to the session.
 SKIPPED = re.compile(
-    r"^/(static/|api/|logout|healthz|metrics|openapi|docs|redoc)|\.(apkg|csv|xml|json|zip)$"
+    r"^/(static/|api/|account/export|logout|healthz|metrics|openapi|docs|redoc)|\.(apkg|csv|xml|json|zip)$"
 )
 NUMBER = re.compile(r"/\d+(?=/|$)")
 SLUG = re.compile(r"^/(notes|topics|sets)/[^/?]+")
