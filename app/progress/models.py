@@ -8,7 +8,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 from app.db import Base, UTCDateTime, utcnow
 
 SOURCES = ("practice", "exam")  # where an answer was given: a question page, or an exam
-WALKS = ("topic", "set")  # what a walk goes through: a topic, or a set's wrong answers
 
 
 def walk_name(kind: str, slug: str) -> str:

@@ -57,7 +57,8 @@ async def answer(
 ) -> Response:
     """Grade an answer, keep it for a learner, then show the result (htmx) or redirect to it.
 
-    `walk` names the walk the answer is given in (models.walk_name), if any. A guest's check only reads, so it never queues for SQLite's write lock.
+    `walk` names the walk the answer is given in (models.walk_name), if any. A guest's check
+    only reads, so it never queues for SQLite's write lock.
     """
     block = "practice" if is_htmx(request) else None
     user_id = viewer.id if viewer is not None else None

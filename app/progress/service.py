@@ -243,8 +243,9 @@ def check_answer(
 ) -> Grade:
     """Grade a practice answer; when a learner (user_id) gave it, keep it and schedule a review.
 
-    `walk` names the walk the answer was given in (models.walk_name), if any. The review is scheduled before the answer is kept, so the learner's usual time is
-    measured on the answers before this one.
+    `walk` names the walk the answer was given in (models.walk_name), if any. The review is
+    scheduled before the answer is kept, so the learner's usual time is measured on the
+    answers before this one.
     """
     result = practice_grade(session, user_id, question_id, choice_ids, exams)
     if user_id is not None:

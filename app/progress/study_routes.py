@@ -3,7 +3,8 @@ unseen questions), a topic's practice, and the questions of a set last answered 
 
 The walk's questions travel in the address (`?plan=12.7.31`, with `&topic=...` or `&set=...`
 for a topic's or a set's walk), so any page of it can be reloaded, bookmarked or opened in a
-second tab; answers are kept like practice answers, and "Next" stays inside the list.
+second tab; answers are kept like practice answers, each naming the walk it was given in
+(a topic's or a set's, so home can continue it), and "Next" stays inside the list.
 """
 
 from dataclasses import dataclass
