@@ -332,3 +332,26 @@ def test_study_day_columns_take_defaults_and_cards_learn_when_they_were_taken_up
         command.check(alembic_config(empty_url))
     finally:
         engine.dispose()
+
+
+def test_answers_from_before_walks_name_none_and_keep_their_rows_both_ways(empty_url):
+    upgrade(empty_url, "0023")
+    stamp = "'2026-01-01 00:00:00+00:00'"
+    _run(
+        empty_url,
+        f"INSERT INTO user_account (id, username, password_hash, role, created_at) VALUES (1, 'ann', 'x', 'learner', {stamp})",
+        f"INSERT INTO question_set (id, slug, title, source, imported_at) VALUES (1, 's', 'S', '', {stamp})",
+        f"INSERT INTO question (id, set_id, key, position, stem_md, explanation_md, kind, source, revision, updated_at) VALUES (1, 1, '1', 1, 'Q1', '', 'single', '', 1, {stamp})",
+        f"INSERT INTO practice_answer (id, user_id, question_id, question_revision, selected_ids, is_correct, answered_at) VALUES (1, 1, 1, 1, '[]', true, {stamp})",
+    )
+    engine = create_engine(empty_url)
+    try:
+        upgrade(empty_url, "0024")
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT id, walk FROM practice_answer")).all() == [(1, None)]
+        command.downgrade(alembic_config(empty_url), "0023")
+        assert "walk" not in {c["name"] for c in inspect(engine).get_columns("practice_answer")}
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM practice_answer")).scalar_one() == 1
+    finally:
+        engine.dispose()

@@ -34,6 +34,7 @@ def _answers(session: Session, user_id: int) -> list[dict[str, Any]]:
             "answered_at": _iso(a.answered_at),
             "seconds": a.seconds,
             "source": a.source,
+            "walk": a.walk,
         }
         for a in rows
     ]
@@ -84,6 +85,12 @@ def learner_data(
             "username": user.username,
             "role": user.role,
             "created_at": _iso(user.created_at),
+            # as the account page sets them; no time zone until one is chosen (UTC meanwhile)
+            "study_day": {
+                "time_zone": user.time_zone,
+                "new_per_day": user.new_per_day,
+                "reviews_per_day": user.reviews_per_day,
+            },
         },
         "answers": _answers(session, user_id),
         "review_cards": _cards(session, user_id),

@@ -10,6 +10,11 @@ from app.db import Base, UTCDateTime, utcnow
 SOURCES = ("practice", "exam")  # where an answer was given: a question page, or an exam
 
 
+def walk_name(kind: str, slug: str) -> str:
+    """How an answer names the walk it was given in: "topic:<slug>" or "set:<slug>"."""
+    return f"{kind}:{slug}"
+
+
 class PracticeAnswer(Base):
     """One answer a learner gave, on a practice or review page or in an exam once submitted."""
 
@@ -33,6 +38,10 @@ class PracticeAnswer(Base):
     # seconds from the question being shown to the answer, capped; None when not measured
     seconds: Mapped[float | None] = mapped_column(Float)
     source: Mapped[str] = mapped_column(String(10), default="practice", server_default="practice")
+    # the walk the answer was given in (see `walk_name`): a topic's, or a set's wrong answers;
+    # None on a question page, in review, "Study next" or an exam. One column names either
+    # kind, by slug as the walk's address does, so home can continue the learner's last walk.
+    walk: Mapped[str | None] = mapped_column(String(130))
 
 
 class ReviewCard(Base):

@@ -53,10 +53,12 @@ async def answer(
     extra: Callable[[], Awaitable[dict[str, Any]]] | None = None,
     shown: str | None = None,
     page: str = REVIEW_PAGE,
+    walk: str | None = None,
 ) -> Response:
     """Grade an answer, keep it for a learner, then show the result (htmx) or redirect to it.
 
-    A guest's check only reads, so it never queues for SQLite's write lock.
+    `walk` names the walk the answer is given in (models.walk_name), if any. A guest's check
+    only reads, so it never queues for SQLite's write lock.
     """
     block = "practice" if is_htmx(request) else None
     user_id = viewer.id if viewer is not None else None
@@ -71,6 +73,7 @@ async def answer(
             now=now,
             seconds=elapsed(shown, now),
             exams=exams_of(request),
+            walk=walk,
         )
     except (InvalidAnswer, InOpenExam) as exc:
         context = await extra() if extra else None

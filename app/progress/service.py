@@ -70,6 +70,7 @@ class Answer:
     answered_at: datetime
     seconds: float | None = None
     source: str = "practice"
+    walk: str | None = None  # the walk it was given in (models.walk_name), if any
 
 
 def record_answers(session: Session, user_id: int, answers: Sequence[Answer]) -> None:
@@ -238,17 +239,25 @@ def check_answer(
     now: datetime,
     seconds: float | None = None,
     exams: ExamRecords = NO_EXAMS,
+    walk: str | None = None,
 ) -> Grade:
     """Grade a practice answer; when a learner (user_id) gave it, keep it and schedule a review.
 
-    The review is scheduled before the answer is kept, so the learner's usual time is
-    measured on the answers before this one.
+    `walk` names the walk the answer was given in (models.walk_name), if any. The review is
+    scheduled before the answer is kept, so the learner's usual time is measured on the
+    answers before this one.
     """
     result = practice_grade(session, user_id, question_id, choice_ids, exams)
     if user_id is not None:
         review(session, user_id, question_id, result.correct, now, seconds)
         answer = Answer(
-            question_id, result.revision, result.selected_ids, result.correct, now, seconds
+            question_id,
+            result.revision,
+            result.selected_ids,
+            result.correct,
+            now,
+            seconds,
+            walk=walk,
         )
         record_answers(session, user_id, [answer])
     return result

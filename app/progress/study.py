@@ -11,7 +11,19 @@ from datetime import datetime
 from itertools import zip_longest
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, case, exists, func, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    case,
+    exists,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session, aliased
 
 from app.content.errors import NotFound
@@ -20,7 +32,7 @@ from app.content.models import Question, QuestionSet, Topic
 from app.content.queries import topic_subtrees
 from app.progress.errors import UnknownWalk
 from app.progress.library import Library
-from app.progress.models import PracticeAnswer, ReviewCard
+from app.progress.models import PracticeAnswer, ReviewCard, walk_name
 from app.progress.queries import questions_standing, review_queue, review_status, topic_mastery
 from app.progress.read_models import ReviewStatus, SummaryQuestion
 
@@ -182,11 +194,23 @@ class SetResume:
 
 
 @dataclass(frozen=True)
+class TopicResume:
+    """Where a learner is in the topic whose walk they practised last (with its subtopics)."""
+
+    slug: str
+    title: str
+    answered: int
+    total: int
+
+
+@dataclass(frozen=True)
 class HomeResumes:
-    """Where a learner is in the home page's sets, and in the set they practised last."""
+    """Where a learner is in the home page's sets, and in the set or topic they practised last:
+    the topic when their latest practice answer was given in its walk, else the set."""
 
     sets: dict[str, SetResume]
     last: SetResume | None
+    topic: TopicResume | None = None
 
 
 def _resumes(user_id: int) -> Select[Any]:
@@ -222,23 +246,52 @@ def set_resume(session: Session, user_id: int, set_slug: str) -> SetResume:
     return SetResume(*row) if row else SetResume(set_slug, "", 0, 0, None, None)
 
 
-def home_resumes(session: Session, user_id: int, set_slugs: Sequence[str]) -> HomeResumes:
-    """Find where the learner is in each of these sets and in the set of their latest practice
-    answer, when it has questions left to answer (one query)."""
-    last_set = (
-        select(Question.set_id)
-        .join(PracticeAnswer, PracticeAnswer.question_id == Question.id)
+def _latest_answer(user_id: int) -> Any:
+    """The learner's latest practice answer: the walk it was given in and its question's set."""
+    return (
+        select(PracticeAnswer.walk, Question.set_id)
+        .join(Question, Question.id == PracticeAnswer.question_id)
         .where(PracticeAnswer.user_id == user_id, PracticeAnswer.source == "practice")
         .order_by(PracticeAnswer.answered_at.desc(), PracticeAnswer.id.desc())
         .limit(1)
-        .scalar_subquery()
+        .cte("latest")
     )
-    is_last = case((QuestionSet.id == last_set, True), else_=False)
-    rows = session.execute(
+
+
+def _topic_resume(user_id: int, latest: Any) -> Select[Any]:
+    """The topic whose walk the latest answer was given in, shaped as a `_resumes` row: its
+    questions and the learner's answers among them, subtopics included (none when the latest
+    answer was given elsewhere)."""
+    walked = latest.c.walk == literal(walk_name("topic", "")).concat(Topic.slug)
+    tree = select(Topic.id).join(latest, walked).cte("walked_topic", recursive=True)
+    tree = tree.union(select(Topic.id).where(Topic.parent_id == tree.c.id))  # UNION: no cycles
+    in_tree = Question.topic_id.in_(select(tree.c.id))
+    total = select(func.count(Question.id)).where(in_tree).scalar_subquery()
+    answered = (
+        select(func.count(ReviewCard.id)).join(Question, _card(user_id)).where(in_tree)
+    ).scalar_subquery()
+    return select(Topic.slug, Topic.title, answered, total, null(), null(), literal("topic")).join(
+        latest, walked
+    )
+
+
+def home_resumes(session: Session, user_id: int, set_slugs: Sequence[str]) -> HomeResumes:
+    """Find where the learner is in each of these sets, and in the topic or set of their latest
+    practice answer: the topic whose walk it was given in, or else its set when that has
+    questions left to answer (one query)."""
+    latest = _latest_answer(user_id)
+    last_set = select(latest.c.set_id).scalar_subquery()
+    kind = case((QuestionSet.id == last_set, literal("last")), else_=literal("set"))
+    sets = (
         _resumes(user_id)
-        .add_columns(is_last)
+        .add_columns(kind)
         .where(or_(QuestionSet.slug.in_(set_slugs), QuestionSet.id == last_set))
-    ).all()
-    resumes = {row[0]: SetResume(*row[:-1]) for row in rows}
-    last = next((resumes[row[0]] for row in rows if row[-1]), None)
-    return HomeResumes(resumes, last if last and last.next_id else None)
+    )
+    statement: CompoundSelect[Any] = union_all(sets, _topic_resume(user_id, latest))
+    rows = session.execute(statement).all()
+    resumes = {row[0]: SetResume(*row[:-1]) for row in rows if row[-1] != "topic"}
+    topic = next((TopicResume(*row[:4]) for row in rows if row[-1] == "topic"), None)
+    last = next((resumes[row[0]] for row in rows if row[-1] == "last"), None)
+    if topic is not None or (last is not None and not last.next_id):
+        last = None
+    return HomeResumes(resumes, last, topic)

@@ -3,7 +3,8 @@ unseen questions), a topic's practice, and the questions of a set last answered 
 
 The walk's questions travel in the address (`?plan=12.7.31`, with `&topic=...` or `&set=...`
 for a topic's or a set's walk), so any page of it can be reloaded, bookmarked or opened in a
-second tab; answers are kept like practice answers, and "Next" stays inside the list.
+second tab; answers are kept like practice answers, each naming the walk it was given in
+(a topic's or a set's, so home can continue it), and "Next" stays inside the list.
 """
 
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from app.content.read_models import QuestionView
 from app.content.routes import practice_page
 from app.progress import study
 from app.progress.dependencies import LibraryDep, NowDep, shown_grade
+from app.progress.models import walk_name
 from app.progress.routes import ChoiceField, ShownField, answer
 from app.web.dependencies import DatabaseDep
 from app.web.forms import whole_numbers
@@ -76,8 +78,18 @@ class Walk:
     title: str = ""
 
     @property
+    def param(self) -> str:
+        """What the address calls it: "topic", or "set" for a set's wrong answers."""
+        return "topic" if self.kind == "topic" else "set"
+
+    @property
     def query(self) -> str:
-        return f"&{'topic' if self.kind == 'topic' else 'set'}={self.slug}"
+        return f"&{self.param}={self.slug}"
+
+    @property
+    def name(self) -> str:
+        """How an answer given in the walk names it."""
+        return walk_name(self.param, self.slug)
 
 
 @dataclass(frozen=True)
@@ -235,5 +247,15 @@ async def answer_study(
 
     shown_at = extra["study"].question_url
     return await answer(
-        request, view, viewer, db, choice, now, shown_at, context, shown, page=STUDY_PAGE
+        request,
+        view,
+        viewer,
+        db,
+        choice,
+        now,
+        shown_at,
+        context,
+        shown,
+        page=STUDY_PAGE,
+        walk=walk.name if walk else None,
     )

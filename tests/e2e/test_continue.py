@@ -1,6 +1,7 @@
 """Going on where I left off, in a real browser: after two answers in a set and an exam begun,
 the home page lists the open exam and the set to continue, the set's card goes on at the first
-question not answered, and the set page marks the two answers; accessible and phone-readable."""
+question not answered, and the set page marks the two answers; after a topic's walk home
+continues that topic instead; accessible and phone-readable."""
 
 import re
 from collections.abc import Callable
@@ -10,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.support import (
+    PARENT_TOPIC,
     SET_PATH,
     Account,
     assert_accessible,
@@ -96,3 +98,38 @@ def test_home_and_the_set_page_go_on_where_i_left_off(
     page.goto("/")
     page.get_by_role("link", name=f"Resume {EXAM}").click()
     expect(page).to_have_url(re.compile(re.escape(exam) + "$"))
+
+
+TOPIC_PATH = "/topics/inference-optimization-tensorrt"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_home_continues_the_topic_i_practised_last_and_a_set_answer_switches_it_back(
+    page: Page, create_account: Callable[..., Account], width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    log_in(page, create_account("topic-walk"), TOPIC_PATH)
+    page.get_by_role("link", name="Practise this topic").click()
+    expect(page.get_by_text(f"Practising {PARENT_TOPIC}")).to_be_visible()
+    _answer(page, RIGHT_1, "Correct!")
+
+    page.goto("/")
+    section = page.get_by_role("region", name="Continue")
+    expect(section).to_contain_text(f"Continue practising {PARENT_TOPIC} · 1 of 7 answered")
+    expect(section).not_to_contain_text(SET)
+    assert_accessible(page, f"home with a topic to continue at {width} px")
+    assert_no_horizontal_scroll(page, f"home with a topic at {width} px")
+    section.get_by_role("link", name=f"Continue {PARENT_TOPIC} (first not answered)").click()
+    # a fresh walk of the topic, at its first question not answered: the set's second
+    expect(page).to_have_url(re.compile(r"/study/\d+\?plan=[0-9.]+&topic=inference-"))
+    expect(page.get_by_text(f"Practising {PARENT_TOPIC}")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^Question 1 of 7 ·"))).to_be_visible()
+    expect(page.get_by_role("radio", name=WRONG_2)).to_be_visible()
+
+    page.goto(SET_PATH)
+    page.get_by_role("link", name="Continue (question 2 of 7)").click()
+    _answer(page, WRONG_2, "Not quite.")
+    page.goto("/")
+    section = page.get_by_role("region", name="Continue")
+    expect(section).to_contain_text(f"Continue practising {SET} · 2 of 7 answered")
+    expect(section).not_to_contain_text(f"Continue practising {PARENT_TOPIC}")

@@ -1,17 +1,22 @@
-"""Going on where a learner left off: the home page's open exams, the set to continue and
-its set cards, and each question's mark on the set and topic pages."""
+"""Going on where a learner left off: the home page's open exams, the set or topic to
+continue and its set cards, the walk each answer was given in, and each question's mark on
+the set and topic pages."""
 
 import re
 from datetime import UTC, datetime, timedelta
 from html import unescape
 
 import pytest
+from sqlalchemy import select
 
+from app.progress import service
+from app.progress.models import PracticeAnswer
 from tests.exams.conftest import EXAM
 from tests.factories import SEED_SET, choice_ids, count_queries, log_in, question_id
 
 T0 = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
 TOPIC = "inference-optimization-tensorrt"  # the parent of every seed question's topic
+ENGINE = "engine-building-refit"  # seed questions 4 and 5
 
 
 class Clock:
@@ -183,3 +188,119 @@ def test_home_set_and_topic_pages_run_a_fixed_number_of_queries(app, ann, seeded
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
         assert len(statements) == count, (path, [s[:70] for s in statements])
+
+
+def _walk_answer(client, db, start: str, key: str, right: bool = True) -> str:  # type: ignore[no-untyped-def]
+    """Answer one question of the walk that `start` begins; return the walk's address."""
+    location = client.get(start, follow_redirects=False).headers["location"]
+    plan_and_walk = location.split("?", 1)[1]
+    address = f"/study/{question_id(db, key)}?{plan_and_walk}"
+    good, bad = choice_ids(db, key)
+    response = client.post(address, data={"choice": str(good if right else bad[0])})
+    assert response.status_code == 200
+    return address
+
+
+def _walks(db) -> list[str | None]:  # type: ignore[no-untyped-def]
+    with db.session_scope() as session:
+        query = select(PracticeAnswer.walk).order_by(PracticeAnswer.id)
+        return list(session.scalars(query))
+
+
+def test_each_answer_names_the_walk_it_was_given_in(ann, seeded):
+    _walk_answer(ann, seeded, f"/topics/{ENGINE}/practice", "4", right=False)
+    _walk_answer(ann, seeded, f"/sets/{SEED_SET}/wrong", "4")
+    _answer(ann, seeded, "1", True)  # a question page
+    study = ann.get("/study", follow_redirects=False).headers["location"]
+    qid = int(study.split("?")[0].rsplit("/", 1)[1])
+    key = next(k for k in "1234567" if question_id(seeded, k) == qid)
+    good, _ = choice_ids(seeded, key)
+    assert ann.post(study, data={"choice": str(good)}).status_code == 200  # "Study next"
+    assert _walks(seeded) == [f"topic:{ENGINE}", f"set:{SEED_SET}", None, None]
+
+
+def test_the_service_keeps_the_walk_and_a_guests_check_keeps_nothing(seeded, make_user):
+    ann = make_user("ann")
+    qid = question_id(seeded, "5")
+    good, _ = choice_ids(seeded, "5")
+    with seeded.session_scope(write=True) as session:
+        service.check_answer(session, ann.id, qid, [good], T0, walk=f"topic:{ENGINE}")
+        service.check_answer(session, None, qid, [good], T0, walk=f"topic:{ENGINE}")
+    assert _walks(seeded) == [f"topic:{ENGINE}"]
+
+
+def test_home_continues_the_topic_walked_last_at_its_first_question_not_answered(ann, seeded):
+    _answer(ann, seeded, "1", True)  # a set answer first: the later walk answer wins
+    _walk_answer(ann, seeded, f"/topics/{ENGINE}/practice", "4")
+    section = _continue(ann.get("/").text)
+    assert (
+        'Continue practising <a href="/topics/engine-building-refit">Engine building &amp; refit</a>'
+        in section
+    )
+    assert "1 of 2 answered" in section and SEED_SET not in section
+    start = _button(section, "Continue (first not answered)")
+    assert start == f"/topics/{ENGINE}/practice"
+    walk = ann.get(start, follow_redirects=False).headers["location"]
+    fifth, fourth = question_id(seeded, "5"), question_id(seeded, "4")
+    assert walk == f"/study/{fifth}?plan={fifth}.{fourth}&topic={ENGINE}"
+
+
+def test_a_parent_topics_walk_counts_its_subtopics_questions(ann, seeded):
+    _answer(ann, seeded, "3", True)
+    _walk_answer(ann, seeded, f"/topics/{TOPIC}/practice", "2", right=False)
+    section = _continue(ann.get("/").text)
+    assert f'href="/topics/{TOPIC}"' in section and "2 of 7 answered" in section
+    assert _button(section, "Continue") == f"/topics/{TOPIC}/practice"
+
+
+def test_a_later_set_answer_switches_home_back_to_the_set(ann, seeded):
+    _walk_answer(ann, seeded, f"/topics/{ENGINE}/practice", "4")
+    _answer(ann, seeded, "1", True)
+    section = _continue(ann.get("/").text)
+    assert "Engine building" not in section and "2 of 7 answered" in section
+    assert (
+        _button(section, "Continue (question 2 of 7)") == f"/questions/{question_id(seeded, '2')}"
+    )
+
+
+def test_a_wrong_ones_walk_continues_its_set(ann, seeded):
+    _answer(ann, seeded, "1", False)
+    _walk_answer(ann, seeded, f"/sets/{SEED_SET}/wrong", "1")
+    section = _continue(ann.get("/").text)
+    assert "1 of 7 answered" in section and "/topics/" not in section
+    assert (
+        _button(section, "Continue (question 2 of 7)") == f"/questions/{question_id(seeded, '2')}"
+    )
+
+
+def test_a_topic_answered_to_the_end_says_so_and_offers_it_again(ann, seeded):
+    _walk_answer(ann, seeded, f"/topics/{ENGINE}/practice", "4")
+    _walk_answer(ann, seeded, f"/topics/{ENGINE}/practice", "5", right=False)
+    section = _continue(ann.get("/").text)
+    assert "You answered every question of" in section and "2 of 2" in section
+    assert "Continue practising" not in section
+    again = _button(section, "Practise again")
+    assert again == f"/topics/{ENGINE}/practice"
+    walk = ann.get(again, follow_redirects=False).headers["location"]
+    assert walk.startswith(f"/study/{question_id(seeded, '5')}?")  # the wrong one first
+
+
+def test_another_learners_topic_walk_leaves_my_home_alone(ann, seeded, user_client):
+    _answer(ann, seeded, "1", True)
+    bob = user_client("bob")
+    _walk_answer(bob, seeded, f"/topics/{ENGINE}/practice", "4")
+    section = _continue(ann.get("/").text)
+    assert "Engine building" not in section and "1 of 7 answered" in section
+    assert "Engine building" in _continue(bob.get("/").text)
+
+
+def test_home_runs_the_same_queries_when_a_topic_is_to_continue(app, ann, seeded):
+    for key in "123":
+        _answer(ann, seeded, key, True)
+    _walk_answer(ann, seeded, f"/topics/{ENGINE}/practice", "4")
+    attempt_id = _start_exam(ann)
+    _save(ann, attempt_id, 1)
+    with count_queries(app) as statements:
+        home = ann.get("/")
+    assert "Continue practising" in _continue(home.text)
+    assert len(statements) == 9, [s[:70] for s in statements]

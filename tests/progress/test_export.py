@@ -83,3 +83,31 @@ def test_guests_are_sent_to_log_in(client, seeded):
 def test_the_export_is_documented_as_json(client):
     operation = client.get("/openapi.json").json()["paths"]["/account/export"]["get"]
     assert "application/json" in operation["responses"]["200"]["content"]
+
+
+def test_the_export_holds_the_study_day_settings_as_the_account_page_sets_them(ann, seeded):
+    client, _ = ann
+    assert client.get("/account/export").json()["account"]["study_day"] == {
+        "time_zone": None,
+        "new_per_day": 20,
+        "reviews_per_day": 200,
+    }
+    data = {"time_zone": "Europe/Berlin", "new_per_day": "5", "reviews_per_day": "50"}
+    assert client.post("/account/study-day", data=data, follow_redirects=False).status_code == 303
+    assert client.get("/account/export").json()["account"]["study_day"] == {
+        "time_zone": "Europe/Berlin",
+        "new_per_day": 5,
+        "reviews_per_day": 50,
+    }
+
+
+def test_each_exported_answer_names_the_walk_it_was_given_in(ann, seeded):
+    client, _ = ann
+    start = client.get("/topics/engine-building-refit/practice", follow_redirects=False)
+    address = start.headers["location"]
+    qid = int(address.split("?")[0].rsplit("/", 1)[1])
+    key = next(k for k in "1234567" if question_id(seeded, k) == qid)
+    client.post(address, data={"choice": str(choice_ids(seeded, key)[0])})
+    client.post(f"/questions/{qid}", data={"choice": str(choice_ids(seeded, key)[0])})
+    answers = client.get("/account/export").json()["answers"]
+    assert [a["walk"] for a in answers] == ["topic:engine-building-refit", None]
