@@ -1,0 +1,365 @@
+"""Moodle's GIFT format: questions separated by blank lines, answers in braces.
+
+    // a comment line
+    $CATEGORY: $course$/top/Networking/Routing
+    ::Title::[html]Which <b>one</b>? { =right #why ~wrong #why not ####general feedback }
+    ::TF:: The sky is blue. {T}
+    Which two? { ~%50%one ~%50%two ~%-100%three }
+
+A `$CATEGORY:` path becomes a topic and its subtopics (Moodle's `$course$`-like prefixes and
+"top" dropped), and its questions a question set with the deepest topic's slug and the path
+as title; questions before any category go to a set named after the file. Questions are
+matched by title within their category, untitled ones by their text. Choice feedback
+(`#...`) is added to the explanation, after the general feedback (`####...`), as Studyhall
+keeps one explanation a question. Essays, short answers, numerical, matching, missing-word
+questions and descriptions are skipped, each reported with its line.
+"""
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from app.content.bundle import (
+    Bundle,
+    ChoiceData,
+    QuestionData,
+    QuestionSetData,
+    Report,
+    TopicData,
+)
+from app.content.markdown import slugify
+from app.importers.errors import ImportRefused
+from app.importers.keys import file_set, text_key, title_key
+from app.importers.markup import FORMATS, to_markdown
+
+# Escaped characters stand in the text as private-use characters while it is parsed.
+_ESCAPES = {"\\": "\ue000", "~": "\ue001", "=": "\ue002", "#": "\ue003", "{": "\ue004"}
+_ESCAPES |= {"}": "\ue005", ":": "\ue006", "n": "\ue007"}
+_ESCAPE = re.compile(r"\\([\\~=#{}:n])")
+_RESTORE = str.maketrans({v: k for k, v in _ESCAPES.items()} | {"\ue007": "\n"})
+_CATEGORY = re.compile(r"^\s*\$CATEGORY:(.*)$", re.IGNORECASE)
+_FORMAT = re.compile(r"^\s*\[(" + "|".join(FORMATS) + r")\]", re.IGNORECASE)
+_WEIGHT = re.compile(r"^\s*%(-?\d+(?:\.\d+)?)%")
+_TRUE_FALSE = re.compile(r"(?i:T|TRUE|F|FALSE)")
+_CHOICE = re.compile(r"([=~])([^=~]*)")
+_MOODLE_PREFIX = re.compile(r"^\$\w*\$$")
+_LOOKS = re.compile(
+    r"^\s*(?:::[^\n]*?::|\$CATEGORY:)|\{\s*(?:[=~][^\n}]*[=~}]|(?i:T|TRUE|F|FALSE)\s*\})",
+    re.MULTILINE,
+)
+
+
+def looks_like(text: str) -> bool:
+    """Tell whether text holds a GIFT title, category or answer block."""
+    return bool(_LOOKS.search(text))
+
+
+@dataclass
+class _Block:
+    """One question's lines (comments left out) and the number of each."""
+
+    lines: list[str] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+
+    def line(self, text: str, offset: int) -> int:
+        """The line of the character at offset in text (the block's lines joined)."""
+        return self.numbers[text.count("\n", 0, offset)]
+
+
+@dataclass
+class _Skip(Exception):
+    """A question of a type Studyhall does not have."""
+
+    reason: str
+
+
+def parse(text: str, file: str) -> tuple[Bundle, Report]:
+    """Parse a GIFT file into topics and a question set per category."""
+    report = Report(file=file, format="gift")
+    catalogue = _Catalogue(file)
+    for item in _blocks(text):
+        if isinstance(item, tuple):
+            catalogue.category(item[1], item[0], file)
+            continue
+        try:
+            question = _question(item, file, report)
+        except _Skip as skip:
+            report.warn(item.numbers[0], f"skipped: {skip.reason}")
+            report.count("skipped")
+            continue
+        catalogue.add(question, file)
+    bundle = catalogue.bundle()
+    if not bundle.question_sets and not report.warnings:
+        raise ImportRefused(file, 1, "the file holds no GIFT question")
+    report.count("topics", len(bundle.topics))
+    report.count("questions", sum(len(s.questions) for s in bundle.question_sets))
+    return bundle, report
+
+
+def _blocks(text: str) -> Iterator[_Block | tuple[int, str]]:
+    """Yield each question's block, and (line, path) for each category, in one pass."""
+    block = _Block()
+    for number, line in enumerate(text.split("\n"), start=1):
+        category = _CATEGORY.match(line)
+        if not line.strip() or category:
+            if block.lines:
+                yield block
+                block = _Block()
+            if category:
+                yield number, category.group(1)
+        elif not line.lstrip().startswith("//"):
+            block.lines.append(_ESCAPE.sub(lambda m: _ESCAPES[m.group(1)], line))
+            block.numbers.append(number)
+    if block.lines:
+        yield block
+
+
+def _restore(text: str) -> str:
+    return text.translate(_RESTORE)
+
+
+@dataclass
+class _Choice:
+    text: str
+    weight: float
+    feedback: str
+    line: int
+
+
+@dataclass
+class _Question:
+    title: str | None
+    data: QuestionData
+
+
+def _question(block: _Block, file: str, report: Report) -> _Question:
+    """Read one question block, or raise _Skip for a type Studyhall does not have."""
+    text = "\n".join(block.lines)
+    title, start = _title(text, block, file)
+    opened = text.find("{", start)
+    if opened < 0:
+        raise _Skip("no answer block {...}: a description, which Studyhall does not have")
+    closed = text.find("}", opened)
+    nested = text.find("{", opened + 1)
+    if closed < 0 or 0 <= nested < closed:
+        raise ImportRefused(
+            file,
+            block.line(text, opened),
+            "this '{' is not closed by a '}' before the question ends (a blank line ends a "
+            "question; write \\{ and \\} for braces in text)",
+        )
+    if text[closed + 1 :].strip():
+        raise _Skip("text after the answer block: a missing-word question")
+    stem, format = _format(text[start:opened], "moodle")
+    line = block.numbers[0]
+    choices, general, kind = _answers(text, opened, closed, block, file, format)
+    if not stem.strip():
+        raise ImportRefused(file, line, "the question has no text before its answer block")
+    return _Question(title, _data(stem, format, choices, general, kind, line, file, report))
+
+
+def _title(text: str, block: _Block, file: str) -> tuple[str | None, int]:
+    """Return the question's title (None without one) and where its text starts."""
+    stripped = len(text) - len(text.lstrip())
+    if not text.startswith("::", stripped):
+        return None, 0
+    end = text.find("::", stripped + 2)
+    if end < 0:
+        raise ImportRefused(
+            file, block.line(text, stripped), "the title opened with '::' is not closed with '::'"
+        )
+    title = " ".join(_restore(text[stripped + 2 : end]).split())
+    return title or None, end + 2
+
+
+def _format(text: str, default: str) -> tuple[str, str]:
+    """Split a leading [html], [markdown], [plain] or [moodle] off text."""
+    match = _FORMAT.match(text)
+    if match is None:
+        return text, default
+    return text[match.end() :], match.group(1).lower()
+
+
+def _answers(
+    text: str, opened: int, closed: int, block: _Block, file: str, format: str
+) -> tuple[list[_Choice], str, str]:
+    """Read an answer block into choices, the general feedback and the question's kind."""
+    body = text[opened + 1 : closed]
+    cut = body.find("####")
+    general = body[cut + 4 :] if cut >= 0 else ""
+    body = body[:cut] if cut >= 0 else body
+    if not body.strip():
+        raise _Skip("an empty answer block {}: an essay, which Studyhall does not have")
+    if body.lstrip().startswith("#"):
+        raise _Skip("{#...}: a numerical question, which Studyhall does not have")
+    head, _, feedback = body.strip().partition("#")
+    if _TRUE_FALSE.fullmatch(head.strip()):
+        return _true_false(head.strip(), feedback, block.line(text, opened)), general, "single"
+    first = len(body) - len(body.lstrip())
+    if body.strip()[:1] not in ("=", "~"):
+        raise ImportRefused(
+            file,
+            block.line(text, opened + 1 + first),
+            "an answer block holds choices starting with '=' (right) or '~' (wrong), or T or F",
+        )
+    choices = [_choice(match, text, opened + 1, block) for match in _CHOICE.finditer(body)]
+    if "~" not in {match.group(1) for match in _CHOICE.finditer(body)}:
+        if any("->" in choice.text for choice in choices):
+            raise _Skip("'=a -> b' pairs: a matching question, which Studyhall does not have")
+        raise _Skip("only '=' answers: a short-answer question, which Studyhall does not have")
+    if any("->" in choice.text for choice in choices):
+        raise _Skip("'->' in a choice: a matching question, which Studyhall does not have")
+    return choices, general, "multi" if sum(c.weight > 0 for c in choices) > 1 else "single"
+
+
+def _choice(match: re.Match[str], text: str, base: int, block: _Block) -> _Choice:
+    rest = match.group(2)
+    weight = _WEIGHT.match(rest)
+    value = float(weight.group(1)) if weight else (100.0 if match.group(1) == "=" else 0.0)
+    answer, _, feedback = rest[weight.end() if weight else 0 :].partition("#")
+    return _Choice(answer, value, feedback, block.line(text, base + match.start()))
+
+
+def _true_false(head: str, feedback: str, line: int) -> list[_Choice]:
+    """Two choices, True and False; Moodle's first feedback is for the wrong one."""
+    wrong, _, right = feedback.partition("#")
+    true = head.upper().startswith("T")
+    return [
+        _Choice("True", 100.0 if true else 0.0, right if true else wrong, line),
+        _Choice("False", 0.0 if true else 100.0, wrong if true else right, line),
+    ]
+
+
+def _data(
+    stem: str,
+    format: str,
+    choices: list[_Choice],
+    general: str,
+    kind: str,
+    line: int,
+    file: str,
+    report: Report,
+) -> QuestionData:
+    """Check the choices and write the question's Markdown."""
+    for number, choice in enumerate(choices, start=1):
+        if not choice.text.strip():
+            raise ImportRefused(file, choice.line, f"choice {number} has no text")
+    right = [choice for choice in choices if choice.weight > 0]
+    if not right:
+        raise ImportRefused(
+            file,
+            line,
+            "none of the choices is right: mark one with '=' or give it a positive %weight%",
+        )
+    total = sum(choice.weight for choice in right)
+    if len(right) > 1 and abs(total - 100) > 0.01:
+        report.warn(
+            right[0].line,
+            f"the right choices' weights add up to {total:g}%, not 100%; each is imported as right",
+        )
+    texts = [_markdown(choice.text, format) for choice in choices]
+    return QuestionData(
+        key="",
+        stem=_markdown(stem, format),
+        choices=[ChoiceData(t, c.weight > 0) for t, c in zip(texts, choices, strict=True)],
+        explanation=_explanation(general, format, texts, choices),
+        line=line,
+        kind=kind,
+        source=f"{file}:{line}",
+    )
+
+
+def _markdown(text: str, default: str) -> str:
+    text, format = _format(text, default)
+    if format in ("plain", "moodle"):
+        text = " ".join(text.split())  # a line end in the file is a space; \n breaks a line
+    return to_markdown(_restore(text), format)
+
+
+def _explanation(general: str, format: str, texts: list[str], choices: list[_Choice]) -> str:
+    """The general feedback, then each choice's own feedback as a list."""
+    parts = [_markdown(general, format)] if general.strip() else []
+    notes = [
+        f"- {' '.join(text.split())}: {' '.join(_markdown(choice.feedback, format).split())}"
+        for text, choice in zip(texts, choices, strict=True)
+        if choice.feedback.strip()
+    ]
+    if notes:
+        parts.append("On the choices:\n\n" + "\n".join(notes))
+    return "\n\n".join(parts)
+
+
+class _Catalogue:
+    """The topics, and a question set per category, gathered as the file is read."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.topics: dict[str, tuple[TopicData, tuple[str, ...]]] = {}
+        self.sets: dict[str, QuestionSetData] = {}
+        self.current: QuestionSetData | None = None
+        self.keys: dict[tuple[str, str], int] = {}
+
+    def category(self, raw: str, line: int, file: str) -> None:
+        """Make the category's topics (a/b/c: three) and its set the current one."""
+        path = _path(_restore(raw))
+        if not path:
+            self.current = None
+            return
+        parent: str | None = None
+        for depth in range(1, len(path) + 1):
+            slug = "-".join(slugify(name) for name in path[:depth])
+            known = self.topics.get(slug)
+            if known is not None and known[1] != path[:depth]:
+                raise ImportRefused(
+                    file,
+                    line,
+                    f"the category {' / '.join(path[:depth])!r} gives the topic slug {slug!r}, "
+                    f"as {' / '.join(known[1])!r} on line {known[0].line} does; rename one",
+                )
+            if known is None:
+                topic = TopicData(slug=slug, title=path[depth - 1], parent=parent, line=line)
+                self.topics[slug] = (topic, path[:depth])
+            parent = slug
+        assert parent is not None
+        title = " / ".join(path) if len(" / ".join(path)) <= 200 else path[-1][:200]
+        self.current = self.sets.setdefault(
+            parent, QuestionSetData(parent, title, source=file, topic=parent, line=line)
+        )
+
+    def add(self, question: _Question, file: str) -> None:
+        """Add a question to the current set, keyed by its title or else its text."""
+        if self.current is None:
+            self.current = file_set(file, question.data.line)
+            self.current = self.sets.setdefault(self.current.slug, self.current)
+        data, qset = question.data, self.current
+        data.key = title_key(question.title) if question.title else text_key(data.stem)
+        data.topic = qset.topic
+        first = self.keys.setdefault((qset.slug, data.key), data.line)
+        if first != data.line:
+            what = f"the title {question.title!r}" if question.title else "the same text"
+            raise ImportRefused(
+                file,
+                data.line,
+                f"a question with {what} is already on line {first} in this category "
+                f"(key {data.key!r}); questions are matched by title, or by text when "
+                "untitled, so give it another",
+            )
+        qset.questions.append(data)
+
+    def bundle(self) -> Bundle:
+        return Bundle(
+            topics=[topic for topic, _ in self.topics.values()],
+            question_sets=[qset for qset in self.sets.values() if qset.questions],
+        )
+
+
+def _path(raw: str) -> tuple[str, ...]:
+    """Split a category path at '/' ('//' is a slash in a name), without Moodle's prefixes."""
+    parts = raw.replace("//", "\ue008").split("/")
+    names = [" ".join(part.replace("\ue008", "/").split()) for part in parts]
+    names = [name for name in names if name]
+    while names and _MOODLE_PREFIX.match(names[0]):
+        names.pop(0)
+    if names and names[0] == "top":
+        names.pop(0)
+    return tuple(names)
