@@ -18,7 +18,7 @@ from app.importers.errors import ImportRefused
 from app.importers.keys import file_set, text_key
 from app.importers.text import plain_to_markdown
 
-_CHOICE = re.compile(r"^([A-Z])[.)]\s+(.*)$")
+_CHOICE = re.compile(r"^([A-Z])[.)](?:\s+(.*)|$)")
 _ANSWER = re.compile(r"^ANSWER\s*:\s*(.*)$", re.IGNORECASE)
 _LOOKS_CHOICE = re.compile(r"^\s*[A-Z][.)][ \t]+\S", re.MULTILINE)
 _LOOKS_ANSWER = re.compile(r"^\s*ANSWER:[ \t]*[A-Z][ \t]*$", re.MULTILINE)
@@ -128,9 +128,10 @@ def _add_choice(draft: _Draft, number: int, choice: re.Match[str]) -> None:
     expected = chr(ord("A") + len(draft.choices))
     if choice.group(1) != expected:
         draft.fail(number, f"choice {choice.group(1)} where {expected} was expected")
-    if not choice.group(2).strip():
+    text = (choice.group(2) or "").strip()
+    if not text:
         draft.fail(number, f"choice {choice.group(1)} has no text")
-    draft.choices.append((number, choice.group(2).strip()))
+    draft.choices.append((number, text))
 
 
 def _finish(draft: _Draft, file: str) -> QuestionData | None:
