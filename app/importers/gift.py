@@ -60,10 +60,20 @@ class _Block:
 
     lines: list[str] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)
+    at: int = 0  # the last offset looked up, and the line index it is on
+    index: int = 0
 
     def line(self, text: str, offset: int) -> int:
-        """The line of the character at offset in text (the block's lines joined)."""
-        return self.numbers[text.count("\n", 0, offset)]
+        """The line of the character at offset in text (the block's lines joined).
+
+        Offsets are mostly asked for in order (a block's choices), so the count goes on from
+        the last one: a question of many lines is read once, not once a choice.
+        """
+        if offset < self.at:
+            self.at, self.index = 0, 0
+        self.index += text.count("\n", self.at, offset)
+        self.at = offset
+        return self.numbers[self.index]
 
 
 @dataclass

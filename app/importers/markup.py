@@ -5,6 +5,7 @@ with their content), then written as Markdown whose text is escaped: nothing of 
 is stored as HTML, and the Markdown renderer (raw HTML off, then the sanitiser) shows it.
 """
 
+import re
 from html.parser import HTMLParser
 
 import nh3
@@ -109,9 +110,7 @@ class _Writer(HTMLParser):
             self.out.append(_code("".join(self.raw), block=False))
         lines = "".join(self.out).split("\n")
         text = "\n".join(line.strip() if not line.startswith(" ") else line for line in lines)
-        while "\n\n\n" in text:
-            text = text.replace("\n\n\n", "\n\n")
-        return text.strip()
+        return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def _code(code: str, *, block: bool) -> str:

@@ -312,3 +312,20 @@ def test_a_mutated_file_parses_or_is_refused_cleanly(mutations):
     except ImportRefused as caught:
         lines = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
         assert 1 <= caught.line <= lines, str(caught)
+
+
+def test_a_question_of_many_lines_is_read_once(monkeypatch):
+    restarts: list[int] = []
+    real = gift._Block.line
+
+    def line(self, text, offset):  # type: ignore[no-untyped-def]
+        if offset < self.at:
+            restarts.append(offset)
+        return real(self, text, offset)
+
+    monkeypatch.setattr(gift._Block, "line", line)
+    wrong = "".join(f"~wrong {n}\n" for n in range(5000))
+    (question,) = questions("Which?\n{\n=right\n" + wrong + "}\n").values()
+    assert len(question.choices) == 5001 and restarts == []
+    caught = refused("Which?\n{\n=right\n" + wrong + "~\n}\n")
+    assert (caught.line, caught.message) == (5004, "choice 5002 has no text")
