@@ -40,11 +40,11 @@ _RESTORE = str.maketrans({v: k for k, v in _ESCAPES.items()} | {"\ue007": "\n"})
 _CATEGORY = re.compile(r"^\s*\$CATEGORY:(.*)$", re.IGNORECASE)
 _FORMAT = re.compile(r"^\s*\[(" + "|".join(FORMATS) + r")\]", re.IGNORECASE)
 _WEIGHT = re.compile(r"^\s*%(-?\d+(?:\.\d+)?)%")
-_TRUE_FALSE = re.compile(r"(?i:T|TRUE|F|FALSE)")
+_TRUE_FALSE = re.compile(r"T|TRUE|F|FALSE")
 _CHOICE = re.compile(r"([=~])([^=~]*)")
 _MOODLE_PREFIX = re.compile(r"^\$\w*\$$")
 _LOOKS = re.compile(
-    r"^\s*(?:::[^\n]*?::|\$CATEGORY:)|\{\s*(?:[=~][^\n}]*[=~}]|(?i:T|TRUE|F|FALSE)\s*\})",
+    r"^\s*(?:::[^\n]*?::|\$CATEGORY:)|\{\s*(?:[=~][^\n}]*[=~}]|(?:T|TRUE|F|FALSE)\s*\})",
     re.MULTILINE,
 )
 
@@ -134,6 +134,11 @@ class _Choice:
     weight: float
     feedback: str
     line: int
+    marker: str  # "=" or "~"
+
+    def right(self, kind: str) -> bool:
+        """In a one-answer question only the '=' answer is right; else a positive weight is."""
+        return self.marker == "=" if kind == "single" else self.weight > 0
 
 
 @dataclass
@@ -195,7 +200,7 @@ def _answers(
 ) -> tuple[list[_Choice], str, str]:
     """Read an answer block into choices, the general feedback and the question's kind."""
     body = text[opened + 1 : closed]
-    cut = body.find("####")
+    cut = body.rfind("####")
     general = body[cut + 4 :] if cut >= 0 else ""
     body = body[:cut] if cut >= 0 else body
     if not body.strip():
@@ -206,6 +211,10 @@ def _answers(
     if _TRUE_FALSE.fullmatch(head.strip()):
         return _true_false(head.strip(), feedback, block.line(text, opened)), general, "single"
     first = len(body) - len(body.lstrip())
+    if body.strip()[:1] not in ("=", "~") and "~" not in body:
+        raise _Skip(
+            "an answer without '=' or '~': a short-answer question, which Studyhall does not have"
+        )
     if body.strip()[:1] not in ("=", "~"):
         raise ImportRefused(
             file,
@@ -213,21 +222,28 @@ def _answers(
             "an answer block holds choices starting with '=' (right) or '~' (wrong), or T or F",
         )
     choices = [_choice(match, text, opened + 1, block) for match in _CHOICE.finditer(body)]
-    if "~" not in {match.group(1) for match in _CHOICE.finditer(body)}:
+    markers = [choice.marker for choice in choices]
+    if "~" not in markers:
         if any("->" in choice.text for choice in choices):
             raise _Skip("'=a -> b' pairs: a matching question, which Studyhall does not have")
         raise _Skip("only '=' answers: a short-answer question, which Studyhall does not have")
     if any("->" in choice.text for choice in choices):
         raise _Skip("'->' in a choice: a matching question, which Studyhall does not have")
-    return choices, general, "multi" if sum(c.weight > 0 for c in choices) > 1 else "single"
+    if markers.count("=") > 1:
+        raise _Skip(
+            "several '=' answers: a one-answer question any of whose right answers scores, "
+            "which Studyhall does not have (use ~%50% weights for a multiple-response one)"
+        )
+    # As in Moodle: a '=' answer makes a one-answer question, weights alone a multiple-response one
+    return choices, general, "single" if "=" in markers else "multi"
 
 
 def _choice(match: re.Match[str], text: str, base: int, block: _Block) -> _Choice:
-    rest = match.group(2)
+    marker, rest = match.groups()
     weight = _WEIGHT.match(rest)
-    value = float(weight.group(1)) if weight else (100.0 if match.group(1) == "=" else 0.0)
+    value = float(weight.group(1)) if weight else (100.0 if marker == "=" else 0.0)
     answer, _, feedback = rest[weight.end() if weight else 0 :].partition("#")
-    return _Choice(answer, value, feedback, block.line(text, base + match.start()))
+    return _Choice(answer, value, feedback, block.line(text, base + match.start()), marker)
 
 
 def _true_false(head: str, feedback: str, line: int) -> list[_Choice]:
@@ -235,8 +251,12 @@ def _true_false(head: str, feedback: str, line: int) -> list[_Choice]:
     wrong, _, right = feedback.partition("#")
     true = head.upper().startswith("T")
     return [
-        _Choice("True", 100.0 if true else 0.0, right if true else wrong, line),
-        _Choice("False", 0.0 if true else 100.0, wrong if true else right, line),
+        _Choice(
+            "True", 100.0 if true else 0.0, right if true else wrong, line, "=" if true else "~"
+        ),
+        _Choice(
+            "False", 0.0 if true else 100.0, wrong if true else right, line, "~" if true else "="
+        ),
     ]
 
 
@@ -254,29 +274,44 @@ def _data(
     for number, choice in enumerate(choices, start=1):
         if not choice.text.strip():
             raise ImportRefused(file, choice.line, f"choice {number} has no text")
-    right = [choice for choice in choices if choice.weight > 0]
+    right = [choice for choice in choices if choice.right(kind)]
     if not right:
         raise ImportRefused(
             file,
             line,
             "none of the choices is right: mark one with '=' or give it a positive %weight%",
         )
-    total = sum(choice.weight for choice in right)
-    if len(right) > 1 and abs(total - 100) > 0.01:
-        report.warn(
-            right[0].line,
-            f"the right choices' weights add up to {total:g}%, not 100%; each is imported as right",
-        )
+    _warn_about_weights(choices, kind, report)
     texts = [_markdown(choice.text, format) for choice in choices]
     return QuestionData(
         key="",
         stem=_markdown(stem, format),
-        choices=[ChoiceData(t, c.weight > 0) for t, c in zip(texts, choices, strict=True)],
+        choices=[ChoiceData(t, c.right(kind)) for t, c in zip(texts, choices, strict=True)],
         explanation=_explanation(general, format, texts, choices),
         line=line,
         kind=kind,
         source=f"{file}:{line}",
     )
+
+
+def _warn_about_weights(choices: list[_Choice], kind: str, report: Report) -> None:
+    """Say where Moodle's weights mean more than right and wrong, which is what is kept."""
+    if kind == "single":
+        for choice in choices:
+            if choice.marker == "~" and choice.weight > 0:
+                report.warn(
+                    choice.line,
+                    f"a partly right answer ({choice.weight:g}%) in a one-answer question is "
+                    "imported as wrong",
+                )
+        return
+    total = sum(choice.weight for choice in choices if choice.weight > 0)
+    if abs(total - 100) > 0.01:
+        first = next(choice for choice in choices if choice.weight > 0)
+        report.warn(
+            first.line,
+            f"the right choices' weights add up to {total:g}%, not 100%; each is imported as right",
+        )
 
 
 def _markdown(text: str, default: str) -> str:

@@ -329,3 +329,36 @@ def test_a_question_of_many_lines_is_read_once(monkeypatch):
     assert len(question.choices) == 5001 and restarts == []
     caught = refused("Which?\n{\n=right\n" + wrong + "~\n}\n")
     assert (caught.line, caught.message) == (5004, "choice 5002 has no text")
+
+
+def test_as_in_moodle_an_equals_answer_makes_a_one_answer_question():
+    (single,) = questions("Best?\n{\n=best\n~%50%fair\n~bad\n}\n").values()
+    assert single.kind == "single"
+    assert [c.correct for c in single.choices] == [True, False, False]
+    _, report = parse("Best?\n{\n=best\n~%50%fair\n~bad\n}\n")
+    assert [(w.line, w.message) for w in report.warnings] == [
+        (4, "a partly right answer (50%) in a one-answer question is imported as wrong")
+    ]
+
+
+def test_weights_alone_make_a_multiple_response_question_even_with_one_right_choice():
+    (multi,) = questions("Which?\n{~%100%a ~%-50%b ~c}\n").values()
+    assert multi.kind == "multi" and [c.correct for c in multi.choices] == [True, False, False]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Either? {=a =b ~c}\n", "several '=' answers: a one-answer question any of whose"),
+        ("Lower case? {t}\n", "an answer without '=' or '~': a short-answer question"),
+    ],
+)
+def test_more_moodle_types_are_skipped(text, reason):
+    bundle, report = parse(text)
+    assert bundle.question_sets == [] and report.counts["skipped"] == 1
+    assert report.warnings[0].line == 1 and reason in report.warnings[0].message
+
+
+def test_the_general_feedback_is_after_the_last_four_hashes():
+    (question,) = questions("Which? {=a ~b #### see #### this}\n").values()
+    assert question.explanation.split("\n\n")[0] == "this"
