@@ -325,13 +325,18 @@ def _explanation(general: str, format: str, texts: list[str], choices: list[_Cho
     """The general feedback, then each choice's own feedback as a list."""
     parts = [_markdown(general, format)] if general.strip() else []
     notes = [
-        f"- {' '.join(text.split())}: {' '.join(_markdown(choice.feedback, format).split())}"
+        f"- {_one_line(text)}: {_one_line(_markdown(choice.feedback, format))}"
         for text, choice in zip(texts, choices, strict=True)
         if choice.feedback.strip()
     ]
     if notes:
         parts.append("On the choices:\n\n" + "\n".join(notes))
     return "\n\n".join(parts)
+
+
+def _one_line(markdown: str) -> str:
+    """Markdown on one line, for a list item: line breaks and paragraphs become spaces."""
+    return " ".join(markdown.replace("\\\n", " ").split())
 
 
 class _Catalogue:

@@ -54,6 +54,7 @@ class _Writer(HTMLParser):
         self.raw: list[str] | None = None  # the text of <code> or <pre>, kept as it is
         self.links: list[str | None] = []
         self.lists: list[str] = []
+        self.opened = -1  # where the text of the emphasis opened last begins
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("p", "div"):
@@ -62,6 +63,7 @@ class _Writer(HTMLParser):
             self.out.append("\\\n" if self.raw is None else "\n")
         elif tag in _EMPHASIS and self.raw is None:
             self.out.append(_EMPHASIS[tag])
+            self.opened = len(self.out)
         elif tag in ("code", "pre") and self.raw is None:
             self.raw = []
         elif tag == "a":
@@ -81,7 +83,7 @@ class _Writer(HTMLParser):
         if tag in ("p", "div"):
             self.out.append("\n\n")
         elif tag in _EMPHASIS and self.raw is None:
-            self.out.append(_EMPHASIS[tag])
+            self._close_emphasis(_EMPHASIS[tag])
         elif tag in ("code", "pre") and self.raw is not None:
             self.out.append(_code("".join(self.raw), block=tag == "pre"))
             self.raw = None
@@ -100,10 +102,25 @@ class _Writer(HTMLParser):
         words = " ".join(data.split())
         if words:
             space = " " if data[:1].isspace() else ""
+            if space and self.opened == len(self.out):  # "<b> word": the space goes first
+                self.out.insert(len(self.out) - 1, space)
+                space = ""
             end = " " if data[-1:].isspace() else ""
-            self.out.append(space + plain_to_markdown(words).replace("\\\n", "") + end)
+            self.out.append(space + plain_to_markdown(words) + end)
         elif data:
             self.out.append(" ")
+
+    def _close_emphasis(self, marker: str) -> None:
+        """Close emphasis against its last word ("word **" never renders), or drop it empty."""
+        if self.opened == len(self.out) and self.out[-1] == marker:
+            self.out.pop()
+            return
+        last = self.out[-1] if self.out else ""
+        if last.endswith(" "):
+            self.out[-1] = last.rstrip(" ")
+            self.out.append(marker + " ")
+        else:
+            self.out.append(marker)
 
     def markdown(self) -> str:
         if self.raw is not None:  # an unclosed <code>
