@@ -180,7 +180,9 @@ def test_the_web_form_imports_it(user_client, db):
 
 
 @settings(settings.get_profile(PROFILE))
-@given(st.text(alphabet=st.sampled_from("ABC.) ANSWER:x\n"), max_size=200), st.booleans())
+@given(
+    st.text(alphabet=st.sampled_from("ABC.) ANSWER:x\n"), max_size=200) | st.text(), st.booleans()
+)
 def test_any_text_gives_a_bundle_or_a_refusal(text, skip_bad):
     try:
         aiken.parse(text, "any.txt", skip_bad=skip_bad)
@@ -188,14 +190,19 @@ def test_any_text_gives_a_bundle_or_a_refusal(text, skip_bad):
         assert 1 <= caught.line <= text.count("\n") + 1
 
 
-@settings(settings.get_profile(PROFILE))
-@given(st.lists(mutation(len(SAMPLE)), min_size=1, max_size=3))
-def test_a_mutated_file_parses_or_is_refused_cleanly(mutations):
-    data = SAMPLE
-    for kind, at, arg in mutations:
-        data = mutate(data, kind, at, arg)
-    try:
-        parse_document(data, "quiz.txt", "aiken")
-    except ImportRefused as caught:
-        lines = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
-        assert 1 <= caught.line <= lines, str(caught)
+def test_a_mutated_file_imports_or_is_refused_cleanly(db):
+    @settings(settings.get_profile(PROFILE))
+    @given(st.lists(mutation(len(SAMPLE)), min_size=1, max_size=3))
+    def check(mutations: list[tuple[str, int, object]]) -> None:
+        data = SAMPLE
+        for kind, at, arg in mutations:
+            data = mutate(data, kind, at, arg)
+        before = table_rows(db)
+        try:
+            import_file(db, data, "quiz.txt", format="aiken")
+        except ImportRefused as caught:
+            lines = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
+            assert 1 <= caught.line <= lines, str(caught)
+            assert table_rows(db) == before
+
+    check()

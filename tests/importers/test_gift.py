@@ -292,8 +292,11 @@ def test_the_web_form_names_the_line_of_a_refusal(user_client, db):
     assert row_counts(db)["question"] == 0
 
 
+GIFT_TEXT = st.text(alphabet=st.sampled_from("{}=~#%:\\/$[]ab T\n-> 1"), max_size=200)
+
+
 @settings(settings.get_profile(PROFILE))
-@given(st.text(alphabet=st.sampled_from("{}=~#%:\\/$[]ab T\n-> 1"), max_size=200))
+@given(GIFT_TEXT | st.text())
 def test_any_text_gives_a_bundle_or_a_refusal(text):
     try:
         gift.parse(text, "any.gift")
@@ -301,17 +304,22 @@ def test_any_text_gives_a_bundle_or_a_refusal(text):
         assert 1 <= caught.line <= text.count("\n") + 1
 
 
-@settings(settings.get_profile(PROFILE))
-@given(st.lists(mutation(len(SAMPLE)), min_size=1, max_size=3))
-def test_a_mutated_file_parses_or_is_refused_cleanly(mutations):
-    data = SAMPLE
-    for kind, at, arg in mutations:
-        data = mutate(data, kind, at, arg)
-    try:
-        parse_document(data, "moodle.gift", "gift")
-    except ImportRefused as caught:
-        lines = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
-        assert 1 <= caught.line <= lines, str(caught)
+def test_a_mutated_file_imports_or_is_refused_cleanly(db):
+    @settings(settings.get_profile(PROFILE))
+    @given(st.lists(mutation(len(SAMPLE)), min_size=1, max_size=3))
+    def check(mutations: list[tuple[str, int, object]]) -> None:
+        data = SAMPLE
+        for kind, at, arg in mutations:
+            data = mutate(data, kind, at, arg)
+        before = table_rows(db)
+        try:
+            import_file(db, data, "moodle.gift", format="gift")
+        except ImportRefused as caught:
+            lines = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n") + 1
+            assert 1 <= caught.line <= lines, str(caught)
+            assert table_rows(db) == before
+
+    check()
 
 
 def test_a_question_of_many_lines_is_read_once(monkeypatch):
