@@ -6,30 +6,22 @@
     ::TF:: The sky is blue. {T}
     Which two? { ~%50%one ~%50%two ~%-100%three }
 
-A `$CATEGORY:` path becomes a topic and its subtopics (Moodle's `$course$`-like prefixes and
-"top" dropped), and its questions a question set with the deepest topic's slug and the path
-as title; questions before any category go to a set named after the file. Questions are
-matched by title within their category, untitled ones by their text. Choice feedback
+As in Moodle, a '=' answer makes a one-answer question and weights alone a multiple-response
+one. Categories become topics and sets (see gift_categories). Questions are matched by title
+within their category, untitled ones by their text. Choice feedback
 (`#...`) is added to the explanation, after the general feedback (`####...`), as Studyhall
 keeps one explanation a question. Essays, short answers, numerical, matching, missing-word
-questions and descriptions are skipped, each reported with its line.
+questions, descriptions and one-answer questions with several right answers are skipped,
+each reported with its line.
 """
 
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from app.content.bundle import (
-    Bundle,
-    ChoiceData,
-    QuestionData,
-    QuestionSetData,
-    Report,
-    TopicData,
-)
-from app.content.markdown import slugify
+from app.content.bundle import Bundle, ChoiceData, QuestionData, Report
 from app.importers.errors import ImportRefused
-from app.importers.keys import file_set, text_key, title_key
+from app.importers.gift_categories import Catalogue
 from app.importers.markup import FORMATS, to_markdown
 
 # Escaped characters stand in the text as private-use characters while it is parsed.
@@ -42,7 +34,6 @@ _FORMAT = re.compile(r"^\s*\[(" + "|".join(FORMATS) + r")\]", re.IGNORECASE)
 _WEIGHT = re.compile(r"^\s*%(-?\d+(?:\.\d+)?)%")
 _TRUE_FALSE = re.compile(r"T|TRUE|F|FALSE")
 _CHOICE = re.compile(r"([=~])([^=~]*)")
-_MOODLE_PREFIX = re.compile(r"^\$\w*\$$")
 _LOOKS = re.compile(
     r"^\s*(?:::[^\n]*?::|\$CATEGORY:)|\{\s*(?:[=~][^\n}]*[=~}]|(?:T|TRUE|F|FALSE)\s*\})",
     re.MULTILINE,
@@ -86,10 +77,10 @@ class _Skip(Exception):
 def parse(text: str, file: str) -> tuple[Bundle, Report]:
     """Parse a GIFT file into topics and a question set per category."""
     report = Report(file=file, format="gift")
-    catalogue = _Catalogue(file)
+    catalogue = Catalogue(file)
     for item in _blocks(text):
         if isinstance(item, tuple):
-            catalogue.category(item[1], item[0], file)
+            catalogue.category(_restore(item[1]), item[0])
             continue
         try:
             question = _question(item, file, report)
@@ -97,7 +88,7 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
             report.warn(item.numbers[0], f"skipped: {skip.reason}")
             report.count("skipped")
             continue
-        catalogue.add(question, file)
+        catalogue.add(question.title, question.data)
     bundle = catalogue.bundle()
     if not bundle.question_sets and not report.warnings:
         raise ImportRefused(file, 1, "the file holds no GIFT question")
@@ -337,79 +328,3 @@ def _explanation(general: str, format: str, texts: list[str], choices: list[_Cho
 def _one_line(markdown: str) -> str:
     """Markdown on one line, for a list item: line breaks and paragraphs become spaces."""
     return " ".join(markdown.replace("\\\n", " ").split())
-
-
-class _Catalogue:
-    """The topics, and a question set per category, gathered as the file is read."""
-
-    def __init__(self, file: str) -> None:
-        self.file = file
-        self.topics: dict[str, tuple[TopicData, tuple[str, ...]]] = {}
-        self.sets: dict[str, QuestionSetData] = {}
-        self.current: QuestionSetData | None = None
-        self.keys: dict[tuple[str, str], int] = {}
-
-    def category(self, raw: str, line: int, file: str) -> None:
-        """Make the category's topics (a/b/c: three) and its set the current one."""
-        path = _path(_restore(raw))
-        if not path:
-            self.current = None
-            return
-        parent: str | None = None
-        for depth in range(1, len(path) + 1):
-            slug = "-".join(slugify(name) for name in path[:depth])
-            known = self.topics.get(slug)
-            if known is not None and known[1] != path[:depth]:
-                raise ImportRefused(
-                    file,
-                    line,
-                    f"the category {' / '.join(path[:depth])!r} gives the topic slug {slug!r}, "
-                    f"as {' / '.join(known[1])!r} on line {known[0].line} does; rename one",
-                )
-            if known is None:
-                topic = TopicData(slug=slug, title=path[depth - 1], parent=parent, line=line)
-                self.topics[slug] = (topic, path[:depth])
-            parent = slug
-        assert parent is not None
-        title = " / ".join(path) if len(" / ".join(path)) <= 200 else path[-1][:200]
-        self.current = self.sets.setdefault(
-            parent, QuestionSetData(parent, title, source=file, topic=parent, line=line)
-        )
-
-    def add(self, question: _Question, file: str) -> None:
-        """Add a question to the current set, keyed by its title or else its text."""
-        if self.current is None:
-            self.current = file_set(file, question.data.line)
-            self.current = self.sets.setdefault(self.current.slug, self.current)
-        data, qset = question.data, self.current
-        data.key = title_key(question.title) if question.title else text_key(data.stem)
-        data.topic = qset.topic
-        first = self.keys.setdefault((qset.slug, data.key), data.line)
-        if first != data.line:
-            what = f"the title {question.title!r}" if question.title else "the same text"
-            raise ImportRefused(
-                file,
-                data.line,
-                f"a question with {what} is already on line {first} in this category "
-                f"(key {data.key!r}); questions are matched by title, or by text when "
-                "untitled, so give it another",
-            )
-        qset.questions.append(data)
-
-    def bundle(self) -> Bundle:
-        return Bundle(
-            topics=[topic for topic, _ in self.topics.values()],
-            question_sets=[qset for qset in self.sets.values() if qset.questions],
-        )
-
-
-def _path(raw: str) -> tuple[str, ...]:
-    """Split a category path at '/' ('//' is a slash in a name), without Moodle's prefixes."""
-    parts = raw.replace("//", "\ue008").split("/")
-    names = [" ".join(part.replace("\ue008", "/").split()) for part in parts]
-    names = [name for name in names if name]
-    while names and _MOODLE_PREFIX.match(names[0]):
-        names.pop(0)
-    if names and names[0] == "top":
-        names.pop(0)
-    return tuple(names)
