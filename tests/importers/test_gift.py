@@ -10,6 +10,7 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from app.cli import cli
+from app.config import PROJECT_ROOT
 from app.content.markdown import render
 from app.content.models import Choice, Question, QuestionSet, Topic
 from app.importers import aiken, gift
@@ -204,7 +205,8 @@ def test_keys_are_titles_within_a_category_or_the_text():
 
 def test_detected_and_not_claiming_other_formats(seeded):
     assert detect_format(SAMPLE.decode(), "moodle.gift") == "gift"
-    documents = [path.read_text(encoding="utf-8") for path in sorted(SEED_DIR.iterdir())]
+    paths = [*SEED_DIR.iterdir(), *(PROJECT_ROOT / "seed").iterdir()]
+    documents = [path.read_text(encoding="utf-8") for path in sorted(paths) if path.is_file()]
     documents.append(json.dumps(exported(seeded), ensure_ascii=False, indent=2))
     for text in documents:
         assert not gift.looks_like(text) and not aiken.looks_like(text)
