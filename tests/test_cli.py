@@ -205,7 +205,11 @@ def test_import_with_a_format(run, cli_db):
 @pytest.mark.parametrize(
     ("format", "message"),
     [
-        ("xml", "unknown format 'xml'; choose one of json, catalog, qa, note, errata"),
+        (
+            "xml",
+            "unknown format 'xml'; choose one of json, catalog, qa, note, errata, gift, aiken, "
+            "aiken-skip-bad",
+        ),
         ("qa", "the title line must end with ' — Questions and Answers'"),
     ],
 )

@@ -18,7 +18,7 @@ from app.content.errors import InvalidContent
 from app.content.linking import Transactions
 from app.content.service import LoadProgress, load_bundle, load_in_steps
 from app.db import Database
-from app.importers import catalog, errata, export_json, note, qa
+from app.importers import aiken, catalog, errata, export_json, gift, note, qa
 from app.importers.errors import ImportRefused
 from app.importers.lock import exclusive_import, import_lock_until_commit
 from app.importers.text import decode
@@ -31,6 +31,10 @@ FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
     "qa": (qa.looks_like, qa.parse),
     "note": (note.looks_like, note.parse),
     "errata": (errata.looks_like, errata.parse),
+    "gift": (gift.looks_like, gift.parse),
+    "aiken": (aiken.looks_like, aiken.parse),
+    # Aiken, importing the questions that can be read and reporting the others: never detected
+    aiken.SKIP_BAD: (lambda text: False, aiken.parse_skipping_bad),
 }
 
 
@@ -43,7 +47,9 @@ def detect_format(text: str, file: str) -> str:
         file,
         1,
         "unrecognised format: expected a Q&A page (title ending in '— Questions and Answers'), "
-        "a note with a numbered outline, a catalog or errata (TOML) or a Studyhall JSON export",
+        "a note with a numbered outline, a catalog or errata (TOML), a Studyhall JSON export, "
+        "a GIFT file (Moodle: '::title::', answers in '{...}') or an Aiken file (Moodle: "
+        "lettered choices and 'ANSWER: X')",
     )
 
 
