@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from app.content.markdown import excerpt, plain_text
 from app.content.read_models import PageInfo
-from app.errors import NotFound
 from app.items import queries
+from app.items.errors import InvalidFilter, NotFound
 from app.items.queries import ChoiceRow, Picks, QuestionRow, Sums
 
 SOURCES = ("exam", "practice")
@@ -329,9 +329,9 @@ def select_rows(items: Sequence[ItemStat], query: ItemQuery) -> list[ItemStat]:
 
 def _check_filters(items: Sequence[ItemStat], query: ItemQuery) -> None:
     if query.set and all(item.set_slug != query.set for item in items):
-        raise NotFound(f"There is no question set called “{query.set}”.")
+        raise InvalidFilter(f"There is no question set called “{query.set}”.")
     if query.topic and all(item.topic_slug != query.topic for item in items):
-        raise NotFound(f"There is no topic called “{query.topic}” with questions.")
+        raise InvalidFilter(f"No question is filed under a topic called “{query.topic}”.")
 
 
 def item_page(session: Session, query: ItemQuery) -> ItemPage:

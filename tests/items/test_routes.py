@@ -94,8 +94,8 @@ def test_filters_by_flag_source_set_and_topic(db, author):
         ("page=99999999999", 422),
         ("set=%3Cscript%3E", 422),
         ("set=" + "a" * 200, 422),
-        ("set=no-such-set", 404),
-        ("topic=no-such-topic", 404),
+        ("set=no-such-set", 422),
+        ("topic=no-such-topic", 422),
     ],
 )
 def test_wrong_addresses_get_a_clear_refusal(db, author, query, status):

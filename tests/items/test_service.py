@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from app.errors import NotFound
 from app.items import service
+from app.items.errors import NotFound
 from app.items.queries import Sums
 from app.items.service import ChoiceStat, ItemQuery, flags_for, point_biserial, safe_cell
 from tests.items.planted import KEYS, PRACTICE, Planted, plant
