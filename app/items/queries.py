@@ -2,10 +2,14 @@
 
 Exams count the answered items of closed attempts (submitted, or closed when time ran out);
 practice counts the answers given on question and review pages (`source = 'practice'`), not
-the copies a finished exam leaves in the learner's history. Sums come back per question and
-per choice; the few divisions and the square root are left to Python.
+the copies a finished exam leaves in the learner's history. Each source is read in one pass:
+its responses are unnested into one row per chosen id and grouped by (question, choice); a
+response's first chosen id carries its per-response sums, so a question's totals are the sums
+of its choices' rows. The median time is one more pass, over the timed practice answers.
+The few divisions and the square root are left to Python.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -42,67 +46,72 @@ class Picks:
     stronger: int = 0
 
 
-def _elements(dialect: str, column: Any) -> Any:
-    """The ids in a JSON array column, one row each: the way each database unnests one."""
+@dataclass(frozen=True)
+class Tally:
+    """A source's counts: per question its sums, per (question, choice id) its picks."""
+
+    sums: dict[int, Sums]
+    picks: dict[tuple[int, int], Picks]
+
+
+def _elements(dialect: str, column: Any) -> tuple[Any, Any, Any]:
+    """Unnest a JSON array of ids, the way each database does it: the function to join, the
+    id column, and whether the row holds the array's first element."""
     if dialect == "postgresql":
-        values = func.json_array_elements_text(column).table_valued("value")
-        return values, values.c.value.cast(Integer)
-    values = func.json_each(column).table_valued("value")
-    return values, values.c.value
-
-
-def _exam_responses(only: int | None) -> Any:
-    """Each answered item of a closed attempt: right (1/0) and the rest of its attempt's score."""
-    scope = [] if only is None else [_ITEM.c.question_id == only]
-    return (
-        select(
-            _ITEM.c.question_id.label("qid"),
-            _ITEM.c.attempt_id.label("aid"),
-            _ITEM.c.selected_ids.label("sel"),
-            case((_ITEM.c.is_correct.is_(True), 1), else_=0).label("x"),
-            (_ATTEMPT.c.score - func.coalesce(_ITEM.c.points, 0.0)).label("y"),
+        values = (
+            func.json_array_elements_text(column)
+            .table_valued("value", with_ordinality="n")
+            .render_derived(name="chosen")
         )
-        .join_from(_ITEM, _ATTEMPT, _ATTEMPT.c.id == _ITEM.c.attempt_id)
-        .where(
-            _ATTEMPT.c.status.in_(CLOSED),
-            _ITEM.c.question_id.is_not(None),
-            _ITEM.c.answered_at.is_not(None),
-            *scope,
-        )
-        .subquery("r")
-    )
+        return values, values.c.value.cast(Integer), case((values.c.n == 1, 1), else_=0)
+    values = func.json_each(column).table_valued("value", "key")
+    return values, values.c.value, case((values.c.key == 0, 1), else_=0)
 
 
-def exam_sums_statement(only: int | None = None) -> Select[Any]:
-    """Per question: responses, right ones, Σy, Σxy, Σy² (x right, y rest score)."""
-    r = _exam_responses(only)
-    return select(
-        r.c.qid,
-        func.count(),
-        func.sum(r.c.x),
-        func.sum(r.c.y),
-        func.sum(r.c.x * r.c.y),
-        func.sum(r.c.y * r.c.y),
-    ).group_by(r.c.qid)
-
-
-def exam_picks_statement(dialect: str, only: int | None = None) -> Select[Any]:
-    """Per question and choice: the responses that chose it, and those of the stronger half.
+def exam_statement(dialect: str, only: int | None = None) -> Select[Any]:
+    """Per question and chosen id: picks, picks by the stronger half, and (on each response's
+    first id) the count, Σx, Σy, Σxy and Σy², x being right (1/0) and y the rest score.
 
     The stronger half is the floor(n/2) responses with the highest rest score (ties go to the
     earlier attempt), so an odd middle response belongs to neither half.
     """
-    r = _exam_responses(only)
-    ranked = select(
-        r.c.qid,
-        r.c.sel,
-        func.row_number().over(partition_by=r.c.qid, order_by=(r.c.y.desc(), r.c.aid)).label("rk"),
-        func.count().over(partition_by=r.c.qid).label("n"),
-    ).subquery("ranked")
-    values, choice_id = _elements(dialect, ranked.c.sel)
-    stronger = case((ranked.c.rk * 2 <= ranked.c.n, 1), else_=0)
+    scope = [] if only is None else [_ITEM.c.question_id == only]
+    qid = _ITEM.c.question_id
+    rest = _ATTEMPT.c.score - func.coalesce(_ITEM.c.points, 0.0)
+    ranked = (
+        select(
+            qid.label("qid"),
+            _ITEM.c.selected_ids.label("sel"),
+            case((_ITEM.c.is_correct.is_(True), 1), else_=0).label("x"),
+            rest.label("y"),
+            func.row_number()
+            .over(partition_by=qid, order_by=(rest.desc(), _ITEM.c.attempt_id))
+            .label("rk"),
+            func.count().over(partition_by=qid).label("n"),
+        )
+        .join_from(_ITEM, _ATTEMPT, _ATTEMPT.c.id == _ITEM.c.attempt_id)
+        .where(
+            _ATTEMPT.c.status.in_(CLOSED),
+            qid.is_not(None),
+            _ITEM.c.answered_at.is_not(None),
+            *scope,
+        )
+        .subquery("ranked")
+    )
+    values, choice_id, first = _elements(dialect, ranked.c.sel)
+    x, y = ranked.c.x, ranked.c.y
     return (
-        select(ranked.c.qid, choice_id, func.count(), func.sum(stronger))
+        select(
+            ranked.c.qid,
+            choice_id,
+            func.count(),
+            func.sum(case((ranked.c.rk * 2 <= ranked.c.n, 1), else_=0)),
+            func.sum(first),
+            func.sum(first * x),
+            func.sum(first * y),
+            func.sum(first * x * y),
+            func.sum(first * y * y),
+        )
         .select_from(ranked)
         .join(values, true())
         .group_by(ranked.c.qid, choice_id)
@@ -114,23 +123,28 @@ def _practice(only: int | None) -> list[Any]:
     return [_ANSWER.c.source == "practice", *scope]
 
 
-def practice_sums_statement(only: int | None = None) -> Select[Any]:
-    """Per question: practice answers, right ones, and the median seconds of the timed ones.
-
-    The median is the middle row (or the mean of the two middle rows) by row_number: one
-    window query that SQLite and PostgreSQL run alike.
-    """
-    where = _practice(only)
-    totals = (
+def practice_statement(dialect: str, only: int | None = None) -> Select[Any]:
+    """Per question and chosen id: picks, and (on each answer's first id) the count and the
+    right ones."""
+    values, choice_id, first = _elements(dialect, _ANSWER.c.selected_ids)
+    right = case((_ANSWER.c.is_correct.is_(True), 1), else_=0)
+    return (
         select(
-            _ANSWER.c.question_id.label("qid"),
-            func.count().label("n"),
-            func.sum(case((_ANSWER.c.is_correct.is_(True), 1), else_=0)).label("right"),
+            _ANSWER.c.question_id, choice_id, func.count(), func.sum(first), func.sum(first * right)
         )
-        .where(*where)
-        .group_by(_ANSWER.c.question_id)
-        .subquery("totals")
+        .select_from(_ANSWER)
+        .join(values, true())
+        .where(*_practice(only))
+        .group_by(_ANSWER.c.question_id, choice_id)
     )
+
+
+def median_statement(only: int | None = None) -> Select[Any]:
+    """Per question: the median seconds of the timed practice answers.
+
+    The middle row, or the mean of the two middle rows, by row_number: one window query
+    that SQLite and PostgreSQL run alike. 2·rk is n+1 for odd n, n or n+2 for even n.
+    """
     timed = (
         select(
             _ANSWER.c.question_id.label("qid"),
@@ -140,63 +154,54 @@ def practice_sums_statement(only: int | None = None) -> Select[Any]:
             .label("rk"),
             func.count().over(partition_by=_ANSWER.c.question_id).label("n"),
         )
-        .where(*where, _ANSWER.c.seconds.is_not(None))
+        .where(*_practice(only), _ANSWER.c.seconds.is_not(None))
         .subquery("timed")
     )
-    # the middle rank(s): 2·rk is n+1 for odd n, n or n+2 for even n
-    median = (
-        select(timed.c.qid, func.avg(timed.c.seconds).label("seconds"))
+    return (
+        select(timed.c.qid, func.avg(timed.c.seconds))
         .where(timed.c.rk * 2 >= timed.c.n, timed.c.rk * 2 <= timed.c.n + 2)
         .group_by(timed.c.qid)
-        .subquery("median")
-    )
-    return select(totals.c.qid, totals.c.n, totals.c.right, median.c.seconds).join_from(
-        totals, median, median.c.qid == totals.c.qid, isouter=True
     )
 
 
-def practice_picks_statement(dialect: str, only: int | None = None) -> Select[Any]:
-    """Per question and choice: the practice answers that chose it."""
-    values, choice_id = _elements(dialect, _ANSWER.c.selected_ids)
-    return (
-        select(_ANSWER.c.question_id, choice_id, func.count())
-        .select_from(_ANSWER)
-        .join(values, true())
-        .where(*_practice(only))
-        .group_by(_ANSWER.c.question_id, choice_id)
+def _add(totals: dict[int, list[float]], qid: int, values: Iterable[Any]) -> None:
+    found = totals.setdefault(qid, [0.0] * 5)
+    for n, value in enumerate(values):
+        found[n] += float(value or 0)
+
+
+def exam_tally(session: Session, only: int | None = None) -> Tally:
+    """Count the exam responses of every question (or of one), and each choice's picks."""
+    statement = exam_statement(session.get_bind().dialect.name, only)
+    picks: dict[tuple[int, int], Picks] = {}
+    totals: dict[int, list[float]] = {}
+    for qid, cid, count, stronger, *sums in session.execute(statement):
+        picks[(qid, int(cid))] = Picks(int(count), int(stronger or 0))
+        _add(totals, qid, sums)
+    return Tally(
+        {qid: Sums(int(n), int(x), y, xy, yy) for qid, (n, x, y, xy, yy) in totals.items()}, picks
     )
 
 
-def exam_sums(session: Session, only: int | None = None) -> dict[int, Sums]:
-    """Sum the exam responses of every question (or of one)."""
-    rows = session.execute(exam_sums_statement(only))
-    return {
-        qid: Sums(int(n), int(right or 0), float(y or 0), float(xy or 0), float(yy or 0))
-        for qid, n, right, y, xy, yy in rows
+def practice_tally(session: Session, only: int | None = None) -> Tally:
+    """Count the practice answers of every question (or of one), each choice's picks, and
+    the median time of the timed ones."""
+    statement = practice_statement(session.get_bind().dialect.name, only)
+    picks: dict[tuple[int, int], Picks] = {}
+    totals: dict[int, list[float]] = {}
+    for qid, cid, count, *counts in session.execute(statement):
+        picks[(qid, int(cid))] = Picks(int(count))
+        _add(totals, qid, counts)
+    medians: dict[int, Any] = dict(session.execute(median_statement(only)).all())
+    found = {
+        qid: Sums(int(n), int(right), median_seconds=_seconds(medians.get(qid)))
+        for qid, (n, right, *_) in totals.items()
     }
+    return Tally(found, picks)
 
 
-def exam_picks(session: Session, only: int | None = None) -> dict[tuple[int, int], Picks]:
-    """Count the exam responses choosing each choice, and those of the stronger half."""
-    statement = exam_picks_statement(session.get_bind().dialect.name, only)
-    return {
-        (qid, int(cid)): Picks(int(n), int(upper or 0))
-        for qid, cid, n, upper in session.execute(statement)
-    }
-
-
-def practice_sums(session: Session, only: int | None = None) -> dict[int, Sums]:
-    """Count the practice answers of every question (or of one), with their median time."""
-    return {
-        qid: Sums(int(n), int(right or 0), median_seconds=None if med is None else float(med))
-        for qid, n, right, med in session.execute(practice_sums_statement(only))
-    }
-
-
-def practice_picks(session: Session, only: int | None = None) -> dict[tuple[int, int], Picks]:
-    """Count the practice answers choosing each choice."""
-    statement = practice_picks_statement(session.get_bind().dialect.name, only)
-    return {(qid, int(cid)): Picks(int(n)) for qid, cid, n in session.execute(statement)}
+def _seconds(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from app.content.markdown import excerpt, plain_text
 from app.content.read_models import PageInfo
 from app.items import queries
 from app.items.errors import InvalidFilter, NotFound
-from app.items.queries import ChoiceRow, Picks, QuestionRow, Sums
+from app.items.queries import ChoiceRow, Picks, Sums
 
 SOURCES = ("exam", "practice")
 # How many responses a figure needs before it raises a flag: with fewer, one learner's
@@ -209,35 +209,24 @@ def statistics(session: Session, only: int | None = None) -> list[ItemStat]:
     if not found:
         return []
     choices = queries.choices(session, only)
-    exam_sums, exam_picks = queries.exam_sums(session, only), queries.exam_picks(session, only)
-    practice = queries.practice_sums(session, only)
-    practice_picks = queries.practice_picks(session, only)
+    exam, practice = queries.exam_tally(session, only), queries.practice_tally(session, only)
     return [
-        _item(q, choices.get(q.id, []), exam_sums, exam_picks, practice, practice_picks)
+        ItemStat(
+            q.id,
+            q.set_slug,
+            q.set_title,
+            q.ordinal,
+            q.topic_slug,
+            q.topic_title,
+            q.stem_md,
+            q.kind,
+            _source_stat("exam", exam.sums.get(q.id), choices.get(q.id, []), exam.picks),
+            _source_stat(
+                "practice", practice.sums.get(q.id), choices.get(q.id, []), practice.picks
+            ),
+        )
         for q in found
     ]
-
-
-def _item(
-    q: QuestionRow,
-    choice_rows: list[ChoiceRow],
-    exam_sums: dict[int, Sums],
-    exam_picks: dict[tuple[int, int], Picks],
-    practice: dict[int, Sums],
-    practice_picks: dict[tuple[int, int], Picks],
-) -> ItemStat:
-    return ItemStat(
-        q.id,
-        q.set_slug,
-        q.set_title,
-        q.ordinal,
-        q.topic_slug,
-        q.topic_title,
-        q.stem_md,
-        q.kind,
-        _source_stat("exam", exam_sums.get(q.id), choice_rows, exam_picks),
-        _source_stat("practice", practice.get(q.id), choice_rows, practice_picks),
-    )
 
 
 def question_statistics(session: Session, question_id: int) -> ItemStat:
