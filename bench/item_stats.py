@@ -16,6 +16,7 @@ import math
 import random
 import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -187,7 +188,7 @@ def report(args: argparse.Namespace, times: list[float], exam: int, practice: in
     runs = ", ".join(f"{t:.3f}" for t in times)
     return (
         "## Item statistics\n\n"
-        f"Run {when} UTC with `{command}`: {exam + practice:,} answers ({exam:,} items of "
+        f"Run {when} UTC with `{command}` (code {_commit()}): {exam + practice:,} answers ({exam:,} items of "
         f"closed exam attempts of {PER_ATTEMPT}, {practice:,} practice answers) on "
         f"{args.questions:,} questions of four choices, in a temporary SQLite file. A run is "
         "`app.items.service.statistics` for every question, as `/author/items` computes it "
@@ -196,6 +197,13 @@ def report(args: argparse.Namespace, times: list[float], exam: int, practice: in
         "| ---: | ---: | --- | ---: | --- |\n"
         f"| {exam + practice:,} | {args.questions:,} | {runs} | {median:.3f} | {verdict} |\n"
     )
+
+
+def _commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return done.stdout.strip() or "unknown"
 
 
 def main(argv: list[str] | None = None) -> None:
