@@ -1,0 +1,165 @@
+"""Item statistics against a reference computed here with numpy, on a planted data set."""
+
+import numpy as np
+import pytest
+
+from app.items import service
+from app.items.errors import NotFound
+from app.items.queries import Sums
+from app.items.service import ChoiceStat, ItemQuery, flags_for, point_biserial, safe_cell
+from tests.items.planted import KEYS, PRACTICE, Planted, plant
+
+LETTERS = "ABCD"
+
+
+@pytest.fixture
+def planted(db) -> Planted:  # type: ignore[no-untyped-def]
+    return plant(db)
+
+
+def _by_key(db, planted: Planted) -> dict[str, service.ItemStat]:  # type: ignore[no-untyped-def]
+    with db.session_scope() as session:
+        items = service.statistics(session)
+    keys = {qid: key for key, qid in planted.question_ids.items()}
+    return {keys[item.question_id]: item for item in items}
+
+
+def _reference(planted: Planted, key: str) -> dict[str, object]:
+    """Figures of one question computed from what each learner picked, with numpy."""
+    picks = planted.exam
+    learners = len(picks[key])
+    scores = np.array([sum(picks[k][i] == "A" for k in KEYS) for i in range(learners)])
+    answered = [i for i in range(learners) if picks[key][i] is not None]
+    x = np.array([picks[key][i] == "A" for i in answered], dtype=float)
+    y = scores[answered] - x
+    r = float(np.corrcoef(x, y)[0, 1]) if x.std() > 0 and y.std() > 0 else None
+    # the stronger half: the n//2 highest rest scores, ties to the earlier attempt
+    order = sorted(range(len(answered)), key=lambda n: (-y[n], answered[n]))
+    stronger = [picks[key][answered[n]] for n in order[: len(answered) // 2]]
+    chosen = [picks[key][i] for i in answered]
+    return {
+        "responses": len(answered),
+        "facility": float(x.mean()),
+        "discrimination": r,
+        "shares": [chosen.count(letter) / len(answered) for letter in LETTERS],
+        "stronger": [stronger.count(letter) for letter in LETTERS],
+    }
+
+
+def test_exam_figures_match_a_reference_computation(db, planted):
+    items = _by_key(db, planted)
+    for key in KEYS:
+        expected, stat = _reference(planted, key), items[key].exam
+        assert stat.responses == expected["responses"], key
+        assert stat.facility == pytest.approx(expected["facility"]), key
+        if expected["discrimination"] is None:
+            assert stat.discrimination is None, key
+        else:
+            assert stat.discrimination == pytest.approx(expected["discrimination"]), key
+        assert [c.share for c in stat.choices] == pytest.approx(expected["shares"]), key
+        assert [c.stronger_picks for c in stat.choices] == expected["stronger"], key
+        assert not stat.timed and stat.median_seconds is None  # exams record no time
+
+
+def test_practice_figures_count_practice_answers_only(db, planted):
+    """A finished exam copies its answers into the learner's history as source 'exam': the
+    practice figures leave them out, and have no discrimination."""
+    items = _by_key(db, planted)
+    for key in KEYS:
+        given = PRACTICE.get(key, [])
+        stat = items[key].practice
+        assert stat.responses == len(given) and stat.discrimination is None
+        assert stat.timed
+        if not given:
+            assert stat.facility is None and stat.median_seconds is None
+            continue
+        letters = [letter for letter, _ in given]
+        assert stat.facility == pytest.approx(letters.count("A") / len(given))
+        timed = [seconds for _, seconds in given if seconds is not None]
+        assert stat.median_seconds == pytest.approx(float(np.median(timed)))
+        shares = [letters.count(letter) / len(given) for letter in LETTERS]
+        assert [c.share for c in stat.choices] == pytest.approx(shares)
+
+
+EXPECTED_FLAGS = {
+    "fine": (),
+    "steady": (),
+    "tough": (),
+    "easy": ("too-easy", "unpicked-distractor"),
+    "hard": ("too-hard",),
+    "miskeyed": ("wrong-key", "negative-discrimination"),
+    "dead": ("unpicked-distractor",),
+    "few": (),  # three responses, all wrong: too few to flag anything
+}
+
+
+def test_each_flag_is_raised_where_planted_and_nowhere_else(db, planted):
+    items = _by_key(db, planted)
+    assert {key: item.exam.flags for key, item in items.items()} == EXPECTED_FLAGS
+    practice = {key: item.practice.flags for key, item in items.items()}
+    assert practice == {key: ("too-easy",) if key == "hard" else () for key in KEYS}
+
+
+def _choices(*shares: tuple[bool, float, int]) -> list[ChoiceStat]:
+    return [
+        ChoiceStat(n, n, "", correct, 0, share, stronger)
+        for n, (correct, share, stronger) in enumerate(shares, start=1)
+    ]
+
+
+def test_flags_wait_for_their_minimum_responses():
+    easy = _choices((True, 0.99, 5), (False, 0.01, 0))
+    assert flags_for("exam", 19, 0.99, 0.3, easy) == ()
+    assert flags_for("exam", 20, 0.99, 0.3, easy) == ("too-easy",)
+    assert flags_for("exam", 50, 0.99, 0.3, easy) == ("too-easy", "unpicked-distractor")
+    assert flags_for("practice", 20, 0.1, None, easy) == ("too-hard",)
+    assert flags_for("exam", 29, 0.5, -0.2, easy) == ()
+    assert flags_for("exam", 30, 0.5, -0.2, easy) == ("negative-discrimination",)
+    miskeyed = _choices((True, 0.4, 4), (False, 0.6, 6))
+    assert flags_for("exam", 19, 0.4, 0.1, miskeyed) == ()
+    assert flags_for("exam", 20, 0.4, 0.1, miskeyed) == ("wrong-key",)
+    assert flags_for("practice", 40, 0.4, None, miskeyed) == ()  # practice has no halves
+    at_the_edge = _choices((True, 0.95, 5), (False, 0.02, 0), (False, 0.03, 0))
+    assert flags_for("exam", 100, 0.95, 0.1, at_the_edge) == ()
+
+
+def test_point_biserial_is_empty_when_either_side_is_constant():
+    assert point_biserial(Sums(10, 10, 30.0, 30.0, 100.0)) is None  # all right
+    assert point_biserial(Sums(4, 2, 12.0, 6.0, 36.0)) is None  # the same rest score
+    assert point_biserial(Sums(1, 1, 3.0, 3.0, 9.0)) is None
+    x, y = np.array([1, 0, 1, 0, 1.0]), np.array([4, 1, 3, 2, 2.0])
+    sums = Sums(5, 3, y.sum(), (x * y).sum(), (y * y).sum())
+    assert point_biserial(sums) == pytest.approx(np.corrcoef(x, y)[0, 1])
+
+
+def test_one_question_and_a_missing_one(db, planted):
+    with db.session_scope() as session:
+        item = service.question_statistics(session, planted.question_ids["dead"])
+        with pytest.raises(NotFound):
+            service.question_statistics(session, 999_999)
+    assert item.exam.flags == ("unpicked-distractor",) and item.stem == "Planted question dead?"
+    assert [c.text for c in item.exam.choices] == [f"dead choice {x}" for x in LETTERS]
+
+
+def test_the_table_sorts_with_empty_figures_last_either_way(db, planted):
+    with db.session_scope() as session:
+        items = service.statistics(session)
+    keys = {qid: key for key, qid in planted.question_ids.items()}
+    up = service.select_rows(items, ItemQuery(sort="discrimination"))
+    down = service.select_rows(items, ItemQuery(sort="discrimination", descending=True))
+    assert [keys[i.question_id] for i in up] == [
+        "miskeyed", "hard", "steady", "dead", "tough", "fine", "easy", "few"
+    ]  # fmt: skip
+    assert [keys[i.question_id] for i in down][:6] == [
+        "fine", "tough", "dead", "steady", "hard", "miskeyed"
+    ]  # fmt: skip
+    flagged = service.select_rows(items, ItemQuery(flag="any", sort="flags", descending=True))
+    assert [keys[i.question_id] for i in flagged] == ["easy", "miskeyed", "hard", "dead"]
+    practice = service.select_rows(items, ItemQuery(source="practice", sort="time"))
+    assert [keys[i.question_id] for i in practice][:2] == ["fine", "hard"]
+
+
+def test_text_cells_cannot_start_a_formula():
+    for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1"):
+        assert safe_cell(text) == "'" + text
+    assert safe_cell("Plain words") == "Plain words"
