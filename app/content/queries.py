@@ -590,7 +590,7 @@ def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
     )
 
 
-def note_links(
+def links_of_questions(
     session: Session, question_ids: Sequence[int], min_score: float = 0.0
 ) -> dict[int, list[NoteLink]]:
     """The note sections linked to each of the questions, with each link's origin and score:
@@ -623,12 +623,12 @@ def note_links(
 def linked_sections(
     session: Session, question_ids: Sequence[int], min_score: float = 0.0
 ) -> dict[int, list[SectionRef]]:
-    """The note sections linked to each of the questions, as `note_links` lists them."""
+    """The note sections linked to each of the questions, as `links_of_questions` lists them."""
     return {
         qid: [
             SectionRef(link.note_slug, link.note_title, link.anchor, link.heading) for link in links
         ]
-        for qid, links in note_links(session, question_ids, min_score).items()
+        for qid, links in links_of_questions(session, question_ids, min_score).items()
     }
 
 

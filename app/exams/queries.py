@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from app.content.blueprints import SHOWN_ORDER, ExamBlueprint
 from app.content.markdown import render
 from app.content.models import Topic
-from app.content.queries import note_links, topic_outline
+from app.content.queries import links_of_questions, topic_outline
 from app.content.read_models import ChoiceView, NoteLink, PageInfo, ReferenceView, TopicRef
 from app.exams.errors import NotFound, NotSubmitted
 from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
@@ -228,7 +228,7 @@ def _links_now(
         return {}
     return {
         (qid, link.note_slug, link.anchor): (link.origin, link.score)
-        for qid, links in note_links(session, ids).items()
+        for qid, links in links_of_questions(session, ids).items()
         for link in links
     }
 

@@ -18,7 +18,7 @@ from app.content.models import (
     QuestionSet,
     Topic,
 )
-from app.content.queries import note_links, topic_subtrees
+from app.content.queries import links_of_questions, topic_subtrees
 from app.content.read_models import ChoiceView, NoteLink
 from app.content.service import is_fixed_choice, shuffle_choices
 from app.exams.errors import ExamError
@@ -172,7 +172,7 @@ def snapshots(
         references.setdefault(ref.question_id, []).append(
             {"url": ref.url, "title": ref.title, "version": ref.version}
         )
-    links = note_links(session, question_ids)
+    links = links_of_questions(session, question_ids)
     seed = str(rng.random())
     return [
         (
