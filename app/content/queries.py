@@ -590,11 +590,11 @@ def _note_links(session: Session, question_id: int) -> tuple[NoteLink, ...]:
     )
 
 
-def linked_sections(
+def links_of_questions(
     session: Session, question_ids: Sequence[int], min_score: float = 0.0
-) -> dict[int, list[SectionRef]]:
-    """The note sections linked to each of the questions, explicit links first, then the best
-    suggestions (those scoring at least `min_score`)."""
+) -> dict[int, list[NoteLink]]:
+    """The note sections linked to each of the questions, with each link's origin and score:
+    explicit links first, then the best suggestions (those scoring at least `min_score`)."""
     rows = session.execute(
         select(
             QuestionNoteLink.question_id,
@@ -602,6 +602,8 @@ def linked_sections(
             Note.title,
             NoteSection.anchor,
             NoteSection.heading,
+            QuestionNoteLink.origin,
+            QuestionNoteLink.score,
         )
         .select_from(QuestionNoteLink)
         .join(NoteSection)
@@ -612,10 +614,22 @@ def linked_sections(
         )
         .order_by(QuestionNoteLink.origin, QuestionNoteLink.score.desc())
     ).all()
-    found: dict[int, list[SectionRef]] = {}
-    for qid, *section in rows:
-        found.setdefault(qid, []).append(SectionRef(*section))
+    found: dict[int, list[NoteLink]] = {}
+    for qid, slug, title, anchor, heading, origin, score in rows:
+        found.setdefault(qid, []).append(NoteLink(slug, title, anchor, heading, origin, score))
     return found
+
+
+def linked_sections(
+    session: Session, question_ids: Sequence[int], min_score: float = 0.0
+) -> dict[int, list[SectionRef]]:
+    """The note sections linked to each of the questions, as `links_of_questions` lists them."""
+    return {
+        qid: [
+            SectionRef(link.note_slug, link.note_title, link.anchor, link.heading) for link in links
+        ]
+        for qid, links in links_of_questions(session, question_ids, min_score).items()
+    }
 
 
 def questions_page(

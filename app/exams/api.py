@@ -3,6 +3,7 @@
 Each attempt is visible to its owner only; anyone else gets the 404 a missing one gets.
 """
 
+from dataclasses import replace
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
@@ -13,7 +14,7 @@ from app.content.dependencies import Slug
 from app.exams import answers, queries, service
 from app.exams.dependencies import OwnedAttempt, Position, grace_of, now_of, quota_of
 from app.exams.errors import refuse_if_closed
-from app.exams.read_models import AttemptHeader, NavItem, ResultView
+from app.exams.read_models import AttemptHeader, ItemView, NavItem, ResultView
 from app.exams.schemas import (
     AnswerIn,
     AttemptOut,
@@ -92,6 +93,14 @@ async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer, db: D
     return JSONResponse(out.model_dump(mode="json"), status_code=200 if started.resumed else 201)
 
 
+def _related(item: ItemView, request: Request) -> ItemView:
+    """The question with only the note links learners see, as in the check API's `notes`."""
+    if item.feedback is None:
+        return item
+    links = item.feedback.related_links(request.app.state.settings.related_threshold)
+    return replace(item, feedback=replace(item.feedback, links=links))
+
+
 @router.get("/attempts", response_model=list[AttemptOut])
 async def list_attempts(request: Request, db: DatabaseDep, viewer: RequiredViewer) -> Any:
     """List the caller's attempts, newest first (the latest 50)."""
@@ -114,7 +123,7 @@ async def get_attempt_question(
 ) -> Any:
     """Get one question of an open attempt as it is shown (no answer key in exam mode)."""
     refuse_if_closed(attempt)
-    return (await db.read(queries.take, attempt, position, now_of(request))).item
+    return _related((await db.read(queries.take, attempt, position, now_of(request))).item, request)
 
 
 @router.put(
@@ -143,7 +152,7 @@ async def save_answer(
     )
     if body.choice_ids:  # an empty list only clears the answer
         EXAM_ANSWERS.inc()
-    return saved.view(attempt, position)
+    return _related(saved.view(attempt, position), request)
 
 
 @router.put(
@@ -170,7 +179,7 @@ async def flag_question(
         now=now_of(request),
         grace=grace_of(request),
     )
-    return flagged.view(attempt, position)
+    return _related(flagged.view(attempt, position), request)
 
 
 @router.post("/attempts/{attempt_id}/submit", response_model=ResultOut)
@@ -189,7 +198,9 @@ async def submit(
 
 
 def _result(view: ResultView, request: Request) -> dict:
-    return {**vars(view), "attempt": _attempt_out(view.attempt, (), request)}
+    threshold = request.app.state.settings.related_threshold
+    items = tuple(replace(item, links=item.related_links(threshold)) for item in view.items)
+    return {**vars(view), "items": items, "attempt": _attempt_out(view.attempt, (), request)}
 
 
 @router.get(

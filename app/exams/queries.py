@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 from app.content.blueprints import SHOWN_ORDER, ExamBlueprint
 from app.content.markdown import render
 from app.content.models import Topic
-from app.content.queries import topic_outline
-from app.content.read_models import ChoiceView, PageInfo, ReferenceView, SectionRef, TopicRef
+from app.content.queries import links_of_questions, topic_outline
+from app.content.read_models import ChoiceView, NoteLink, PageInfo, ReferenceView, TopicRef
 from app.exams.errors import NotFound, NotSubmitted
 from app.exams.models import ITEM_TABLE, Attempt, AttemptItem
 from app.exams.read_models import (
@@ -192,8 +192,45 @@ def _choices(snapshot: dict[str, Any]) -> tuple[ChoiceView, ...]:
     return tuple(ChoiceView(c["id"], n, c["html"]) for n, c in enumerate(snapshot["choices"], 1))
 
 
-def _links(snapshot: dict[str, Any]) -> tuple[SectionRef, ...]:
-    return tuple(SectionRef(**link) for link in snapshot.get("links", []))
+# A link copied before snapshots kept origins and scores, and found among the question's
+# links no more: a suggestion of unknown score, which learners do not see.
+_UNKNOWN = ("suggested", 0.0)
+LinkKey = tuple[int, str, str]  # question id, note slug, section anchor
+
+
+def _links(
+    snapshot: dict[str, Any], found: dict[LinkKey, tuple[str, float]] | None = None
+) -> tuple[NoteLink, ...]:
+    """The note links copied with the question; those copied without their origin and score
+    (attempts started before snapshots kept them) take them from `found`."""
+    qid = snapshot.get("question_id", 0)
+    return tuple(_link(qid, link, found or {}) for link in snapshot.get("links", []))
+
+
+def _link(qid: int, link: dict[str, Any], found: dict[LinkKey, tuple[str, float]]) -> NoteLink:
+    if "origin" in link:
+        return NoteLink(**link)
+    origin, score = found.get((qid, link["note_slug"], link["anchor"]), _UNKNOWN)
+    return NoteLink(**link, origin=origin, score=score)
+
+
+def _links_now(
+    session: Session, snapshots: list[dict[str, Any]]
+) -> dict[LinkKey, tuple[str, float]]:
+    """The origin and score now of the links of questions copied without them; one query,
+    and none when every snapshot has them."""
+    ids = [
+        s["question_id"]
+        for s in snapshots
+        if "question_id" in s and any("origin" not in link for link in s.get("links", []))
+    ]
+    if not ids:
+        return {}
+    return {
+        (qid, link.note_slug, link.anchor): (link.origin, link.score)
+        for qid, links in links_of_questions(session, ids).items()
+        for link in links
+    }
 
 
 def _references(snapshot: dict[str, Any]) -> tuple[ReferenceView, ...]:
@@ -264,7 +301,9 @@ def result(session: Session, attempt: AttemptHeader) -> ResultView:
         .where(AttemptItem.attempt_id == attempt.id)
         .order_by(AttemptItem.position)
     )
-    reviews = tuple(_review(item) for item in items)
+    rows = list(items)
+    found = _links_now(session, [item.snapshot for item in rows])
+    reviews = tuple(_review(item, found) for item in rows)
     topics: dict[str | None, list[Any]] = {}
     for review in reviews:
         key = review.topic.slug if review.topic else None
@@ -299,7 +338,7 @@ def submitted_result(session: Session, attempt_id: int, user_id: int) -> ResultV
     return result(session, attempt)
 
 
-def _review(item: AttemptItem) -> ReviewItem:
+def _review(item: AttemptItem, found: dict[LinkKey, tuple[str, float]]) -> ReviewItem:
     snapshot = item.snapshot
     return ReviewItem(
         position=item.position,
@@ -313,7 +352,7 @@ def _review(item: AttemptItem) -> ReviewItem:
         points=item.points or 0.0,
         flagged=item.flagged,
         explanation_html=snapshot["explanation_html"],
-        links=_links(snapshot),
+        links=_links(snapshot, found),
         question_id=item.question_id,
         references=_references(snapshot),
     )

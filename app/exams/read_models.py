@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 
 from app.content.read_models import (
     ChoiceView,
+    NoteLink,
     PageInfo,
     ReferenceView,
-    SectionRef,
     TopicRef,
     TopicSummary,
 )
@@ -85,8 +85,12 @@ class Feedback:
     correct: bool
     correct_ids: tuple[int, ...]
     explanation_html: str
-    links: tuple[SectionRef, ...]
+    links: tuple[NoteLink, ...]  # every link the question had; learners see the related ones
     references: tuple[ReferenceView, ...] = ()
+
+    def related_links(self, threshold: float) -> tuple[NoteLink, ...]:
+        """The note links learners see (see `is_related`)."""
+        return tuple(link for link in self.links if link.related(threshold))
 
 
 @dataclass(frozen=True)
@@ -126,9 +130,13 @@ class ReviewItem:
     points: float
     flagged: bool
     explanation_html: str
-    links: tuple[SectionRef, ...]
+    links: tuple[NoteLink, ...]  # every link the question had; learners see the related ones
     question_id: int | None
     references: tuple[ReferenceView, ...] = ()
+
+    def related_links(self, threshold: float) -> tuple[NoteLink, ...]:
+        """The note links learners see (see `is_related`)."""
+        return tuple(link for link in self.links if link.related(threshold))
 
     @property
     def state(self) -> str:

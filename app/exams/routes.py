@@ -179,6 +179,7 @@ async def attempt_result(
         "time_up": "timeup" in request.query_params,
         "practice_url": _practice_url(view),
         "practice_most": PRACTICE_MOST,
+        "related_score": request.app.state.settings.related_threshold,
     }
     return render(request, "exams/result.html", context)
 
@@ -229,7 +230,13 @@ def _show(
     status_code: int = 200,
     block: str | None = None,
 ) -> HTMLResponse:
-    context = {"view": view, "error": error, "saved": saved, "saved_late": saved_late}
+    context = {
+        "view": view,
+        "error": error,
+        "saved": saved,
+        "saved_late": saved_late,
+        "related_score": request.app.state.settings.related_threshold,
+    }
     return render(request, "exams/question.html", context, status_code=status_code, block=block)
 
 

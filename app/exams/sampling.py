@@ -3,7 +3,6 @@
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, select
@@ -19,8 +18,8 @@ from app.content.models import (
     QuestionSet,
     Topic,
 )
-from app.content.queries import linked_sections, topic_subtrees
-from app.content.read_models import ChoiceView, SectionRef
+from app.content.queries import links_of_questions, topic_subtrees
+from app.content.read_models import ChoiceView, NoteLink
 from app.content.service import is_fixed_choice, shuffle_choices
 from app.exams.errors import ExamError
 
@@ -173,7 +172,7 @@ def snapshots(
         references.setdefault(ref.question_id, []).append(
             {"url": ref.url, "title": ref.title, "version": ref.version}
         )
-    links = linked_sections(session, question_ids)
+    links = links_of_questions(session, question_ids)
     seed = str(rng.random())
     return [
         (
@@ -191,11 +190,16 @@ def snapshots(
     ]
 
 
+def _link(link: NoteLink) -> dict[str, Any]:
+    kept = ("note_slug", "note_title", "anchor", "heading", "origin", "score")
+    return {key: getattr(link, key) for key in kept}
+
+
 def _snapshot(
     question: Any,
     choice_rows: list[Any],
     references: list[dict[str, str | None]],
-    links: list[SectionRef],
+    links: list[NoteLink],
     shuffle: bool,
     seed: str,
 ) -> dict[str, Any]:
@@ -214,6 +218,7 @@ def _snapshot(
         "choices": [{"id": c.id, "html": c.html} for c in shown],
         "correct_ids": [c.id for c in choice_rows if c.is_correct],
         "explanation_html": render(question.explanation_md) if question.explanation_md else "",
-        "links": [asdict(link) for link in links],
+        # every link, with its origin and score: a page shows learners the ones they see
+        "links": [_link(link) for link in links],
         "references": references,
     }

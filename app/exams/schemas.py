@@ -52,10 +52,16 @@ class ChoiceOut(_Out):
 
 
 class NoteLinkOut(_Out):
+    """A note section teaching the question: an author's link, or a suggestion scoring at
+    least the related threshold (shown as "Related")."""
+
     note: str = Field(validation_alias="note_slug")
     note_title: str
     anchor: str
     heading: str
+    origin: str = Field(
+        description="'explicit' (set by an author) or 'suggested' (by text similarity)"
+    )
 
 
 class FeedbackOut(_Out):

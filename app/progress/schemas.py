@@ -48,9 +48,12 @@ class ActivityOut(BaseModel):
     seconds_studied: float = Field(
         description="Time studied: timed answers (each at most ten minutes) and finished exams"
     )
-    days_studied: int
+    days_studied: int = Field(description="Days with an answer, in the learner's time zone")
     streak_days: int = Field(description="Days in a row, up to today or yesterday, studied")
-    days: list[DayOut] = Field(description="Answers on each day of the last weeks, oldest first")
+    days: list[DayOut] = Field(
+        description="Answers on each day of the last weeks, oldest first; days in the learner's "
+        "time zone (`review.time_zone`)"
+    )
 
 
 class ScoreOut(BaseModel):
