@@ -218,8 +218,7 @@ def _answers(
         if any("->" in choice.text for choice in choices):
             raise _Skip("'=a -> b' pairs: a matching question, which Studyhall does not have")
         raise _Skip("only '=' answers: a short-answer question, which Studyhall does not have")
-    if any("->" in choice.text for choice in choices):
-        raise _Skip("'->' in a choice: a matching question, which Studyhall does not have")
+    # As in Moodle, a block with a '~' answer is a multiple-choice one: '->' in it is text
     if markers.count("=") > 1:
         raise _Skip(
             "several '=' answers: a one-answer question any of whose right answers scores, "
