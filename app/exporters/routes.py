@@ -40,8 +40,12 @@ async def export_download(request: Request, viewer: Author, db: DatabaseDep) -> 
     sets = [slug for slug in query.getlist("set") if slug]
     topic = query.get("topic") or None
     chosen = {"format": format, "sets": sets, "topic": topic}
-    if len(sets) > MAX_SETS or any(len(s) > SLUG_MAX for s in [*sets, topic or ""]):
-        return await _page(request, db, 422, error="Choose fewer sets.", chosen=chosen)
+    if len(sets) > MAX_SETS:
+        error = f"Choose at most {MAX_SETS} sets, or none for every set."
+        return await _page(request, db, 422, error=error, chosen=chosen)
+    if any(len(slug) > SLUG_MAX for slug in [*sets, topic or ""]):
+        error = f"A set or topic is named by a slug of at most {SLUG_MAX} characters."
+        return await _page(request, db, 422, error=error, chosen=chosen)
     try:
         exported = await db.read(export_for, viewer, format, sets, topic)
     except DomainError as exc:
