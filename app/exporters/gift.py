@@ -48,19 +48,22 @@ def category_path(names: tuple[str, ...]) -> str:
 
 def _question(question: ExportedQuestion) -> str:
     lines = [f"::{escape(question.id)}::[markdown]{escape(question.stem)} {{"]
-    marks = weights(question)
-    marks = (
-        [f"~%{w}%" for w in marks]
-        if marks
-        else ["=" if c.correct else "~" for c in question.choices]
-    )
     lines += [
-        f"{mark}[markdown]{escape(c.text)}" for mark, c in zip(marks, question.choices, strict=True)
+        f"{mark}[markdown]{escape(choice.text)}"
+        for mark, choice in zip(_marks(question), question.choices, strict=True)
     ]
     if question.explanation.strip():
         lines.append(f"####[markdown]{escape(question.explanation)}")
     lines.append("}")
     return "\n".join(lines)
+
+
+def _marks(question: ExportedQuestion) -> list[str]:
+    """'=' for the right choice and '~' for the others, or '~%weight%' for each choice."""
+    shares = weights(question)
+    if shares is None:
+        return ["=" if choice.correct else "~" for choice in question.choices]
+    return [f"~%{share}%" for share in shares]
 
 
 def weights(question: ExportedQuestion) -> list[str] | None:

@@ -1,6 +1,6 @@
 """Authoring: download the question bank as JSON, GIFT, Moodle XML or CSV."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
@@ -14,6 +14,28 @@ from app.web.templating import render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 Author = Annotated[Viewer, Depends(require_role("author"))]
+# The route reads its query itself (several `set` values, a form's empty topic); this
+# documents what it reads and the files it answers with.
+DOWNLOAD: dict[str, Any] = {
+    "parameters": [
+        {"name": "format", "in": "query", "schema": {"type": "string", "enum": list(FORMATS)}},
+        {
+            "name": "set",
+            "in": "query",
+            "schema": {"type": "array", "items": {"type": "string"}},
+            "explode": True,
+        },
+        {"name": "topic", "in": "query", "schema": {"type": "string"}},
+    ],
+}
+FILES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The file, as an attachment",
+        "content": {
+            f.media_type.split(";")[0]: {"schema": {"type": "string"}} for f in FORMATS.values()
+        },
+    }
+}
 MAX_SETS = 100  # more set choices than any form sends
 SLUG_MAX = 120
 
@@ -32,7 +54,13 @@ async def export_form(request: Request, viewer: Author, db: DatabaseDep) -> HTML
     return await _page(request, db)
 
 
-@router.get("/author/export/file", name="export_file")
+@router.get(
+    "/author/export/file",
+    name="export_file",
+    response_class=Response,
+    responses=FILES,
+    openapi_extra=DOWNLOAD,
+)
 async def export_download(request: Request, viewer: Author, db: DatabaseDep) -> Response:
     """Download the chosen questions in the chosen format, as an attachment."""
     query = request.query_params
