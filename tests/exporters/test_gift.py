@@ -99,3 +99,10 @@ def test_the_shipped_bank_round_trips_through_the_gift_importer(db, other_db):
     with db.session_scope() as session, other_db.session_scope() as copy:
         titles = set(session.scalars(select(Topic.title)))
         assert set(copy.scalars(select(Topic.title))) == titles
+
+
+def test_a_question_without_a_topic_goes_under_its_set_s_title():
+    text = write_gift([exported_question(topic=None, topic_path=())])
+    assert "$CATEGORY: $course$/top/Tricky\n" in text
+    bundle, _ = parse(text, "x.gift")
+    assert [t.title for t in bundle.topics] == ["Tricky"]
