@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from app.content.models import Question, QuestionSet, Topic
@@ -59,7 +59,13 @@ def read_questions(
             raise UnknownSelection(f"no question set has the slug {missing[0]!r}")
         query = query.where(QuestionSet.slug.in_(sets))
     if topic is not None:
-        query = query.where(Question.topic_id.in_(_subtree(topics, topic)))
+        under = _subtree(topics, topic)  # a question without a topic has its set's
+        query = query.where(
+            or_(
+                Question.topic_id.in_(under),
+                and_(Question.topic_id.is_(None), QuestionSet.topic_id.in_(under)),
+            )
+        )
     return [_question(q, topics) for q in session.scalars(query)]
 
 

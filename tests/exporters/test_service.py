@@ -5,10 +5,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, select
 
 from app.accounts.errors import PermissionDenied
 from app.accounts.service import Viewer
+from app.content.models import Question
 from app.db import Database
 from app.exporters.errors import UnknownFormat, UnknownSelection
 from app.exporters.selection import read_questions
@@ -115,3 +116,16 @@ def test_a_larger_bank_takes_no_more_queries(planted, format):
     large, large_size = count()
     assert large_size > small_size * 5  # 125 questions against 5
     assert large == small <= 4
+
+
+def test_a_question_without_a_topic_is_under_its_set_s(planted):
+    with planted.session_scope(write=True) as session:
+        question = session.scalars(select(Question).where(Question.key == "one")).one()
+        question.topic_id = None
+    assert _ids(planted, topic="other") == ["plain/one"]
+    assert _ids(planted, topic="net") == [
+        "tricky/escapes",
+        "tricky/multi",
+        "tricky/code",
+        "tricky/formulas",
+    ]
