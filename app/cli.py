@@ -246,26 +246,43 @@ def import_(
 
 @cli.command()
 def export(
-    format: Annotated[str, typer.Option("--format", "-f", help="Only 'json' for now.")] = "json",
+    format: Annotated[
+        str,
+        typer.Option("--format", "-f", help="json (all content), gift, moodle-xml or csv."),
+    ] = "json",
     output: Annotated[
         Path | None,
         typer.Option("--output", "-o", help="File to write (default: standard output)."),
     ] = None,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Only this question set's questions (repeatable)."),
+    ] = None,
+    topic: Annotated[
+        str | None, typer.Option("--topic", help="Only the questions of this topic and under it.")
+    ] = None,
 ) -> None:
-    """Export all content as JSON; importing it elsewhere reproduces the same content."""
-    from app.content.export import export_content
+    """Export content: JSON reproduces all of it; GIFT, Moodle XML and CSV hold the questions."""
+    from app.errors import DomainError
+    from app.exporters.errors import NotExportable
+    from app.exporters.service import FORMATS, export_file
 
-    if format != "json":
+    if format not in FORMATS:
         err.print(
-            f"[red]Unknown export format {escape(repr(format))}; only 'json' is supported.[/]"
+            f"[red]Unknown export format {escape(repr(format))}; choose one of "
+            f"{', '.join(FORMATS)}.[/]"
         )
         raise typer.Exit(2)
-    with _database().session_scope() as session:
-        text = json.dumps(export_content(session), ensure_ascii=False, indent=2) + "\n"
+    try:
+        with _database().session_scope() as session:
+            exported = export_file(session, format, sets, topic)
+    except DomainError as exc:  # an unknown set or topic; content the format cannot hold
+        err.print(f"[red]Nothing exported:[/] {escape(exc.message)}")
+        raise typer.Exit(1 if isinstance(exc, NotExportable) else 2) from None
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(exported.text)
     else:
-        output.write_text(text, encoding="utf-8")
+        output.write_text(exported.text, encoding="utf-8")
         err.print(f"Wrote {escape(str(output))}")
 
 

@@ -30,6 +30,7 @@ from app.exams import queries as exam_queries
 from app.exams import routes as exam_routes
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.sweep import Sweeper
+from app.exporters import routes as exporter_routes
 from app.importers import routes as importer_routes
 from app.items import routes as item_routes
 from app.migrate import head_revision
@@ -134,7 +135,15 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         _name_apart(api.router)
     _name_apart(combined.api)
     app.include_router(combined.router)
-    for feature in (*pages, exam_routes, accounts_routes, importer_routes, item_routes, *apis):
+    for feature in (
+        *pages,
+        exam_routes,
+        accounts_routes,
+        importer_routes,
+        exporter_routes,
+        item_routes,
+        *apis,
+    ):
         app.include_router(feature.router)
     app.include_router(combined.api)
     _add_plumbing_routes(app)

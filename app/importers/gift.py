@@ -218,8 +218,7 @@ def _answers(
         if any("->" in choice.text for choice in choices):
             raise _Skip("'=a -> b' pairs: a matching question, which Studyhall does not have")
         raise _Skip("only '=' answers: a short-answer question, which Studyhall does not have")
-    if any("->" in choice.text for choice in choices):
-        raise _Skip("'->' in a choice: a matching question, which Studyhall does not have")
+    # As in Moodle, a block with a '~' answer is a multiple-choice one: '->' in it is text
     if markers.count("=") > 1:
         raise _Skip(
             "several '=' answers: a one-answer question any of whose right answers scores, "
@@ -276,7 +275,7 @@ def _data(
     texts = [_markdown(choice.text, format) for choice in choices]
     return QuestionData(
         key="",
-        stem=_markdown(stem, format),
+        stem=_convert(stem, format),  # its [format] was read already: "[html]" after it is text
         choices=[ChoiceData(t, c.right(kind)) for t, c in zip(texts, choices, strict=True)],
         explanation=_explanation(general, format, texts, choices),
         line=line,
@@ -306,7 +305,10 @@ def _warn_about_weights(choices: list[_Choice], kind: str, report: Report) -> No
 
 
 def _markdown(text: str, default: str) -> str:
-    text, format = _format(text, default)
+    return _convert(*_format(text, default))
+
+
+def _convert(text: str, format: str) -> str:
     if format in ("plain", "moodle"):
         text = " ".join(text.split())  # a line end in the file is a space; \n breaks a line
     return to_markdown(_restore(text), format)

@@ -372,3 +372,14 @@ def test_more_moodle_types_are_skipped(text, reason):
 def test_the_general_feedback_is_after_the_last_four_hashes():
     (question,) = questions("Which? {=a ~b #### see #### this}\n").values()
     assert question.explanation.split("\n\n")[0] == "this"
+
+
+def test_an_arrow_in_a_multiple_choice_question_is_text_as_in_moodle():
+    (question,) = questions("[markdown]Which call? {=`ctx->run()` ~`a -> b`}\n").values()
+    assert [c.text for c in question.choices] == ["`ctx->run()`", "`a -> b`"]
+
+
+def test_a_text_s_format_is_read_once():
+    (question,) = questions("[markdown][html]<b>x</b> {=[markdown][plain]a ~b}\n").values()
+    assert question.stem == "[html]<b>x</b>"
+    assert question.choices[0].text == "[plain]a"
