@@ -110,16 +110,18 @@ def _rows(text: str, file: str, report: Report) -> list[_Row]:
     """Read the header and the rows, each with the line it starts on."""
     header_line = text.split("\n", 1)[0]
     reader = csv.reader(io.StringIO(text), delimiter=_delimiter(header_line), strict=True)
+    rows: list[_Row] = []
+    start = 1  # the line the row being read starts on
     try:
         header = _header(next(reader, []), file, report)
-        rows, start = [], reader.line_num + 1
+        start = reader.line_num + 1
         for cells in reader:
             if any(cell.strip() for cell in cells):
                 rows.append(_row(header, cells, start, file))
             start = reader.line_num + 1
     except csv.Error as exc:
         raise ImportRefused(
-            file, reader.line_num, f"the CSV cannot be read ({exc}); is a quote left open?"
+            file, start, f"the row cannot be read as CSV ({exc}): is a quote left open?"
         ) from None
     return rows
 

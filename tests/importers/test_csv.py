@@ -126,7 +126,7 @@ def test_unknown_columns_are_warnings():
             5,
             "column right: 'Z'",
         ),
-        (GOOD.replace(",A,", ',"A,'), 2, "the CSV cannot be read"),
+        (GOOD.replace(",A,", ',"A,') + GOOD.split("\n")[1] + "\n", 2, "is a quote left open"),
         ("question,choice_a,choice_b\nQ?,a,b\n", 1, "column right: missing from the header"),
         ("question,choice_a,right\nQ?,a,A\n", 1, "column choice_a: the header needs two"),
         ("question,right,choice_a,choice_b,right\n", 1, "column right: named twice"),
