@@ -539,9 +539,8 @@ def _print_preview(preview: Preview) -> None:
     out.print(f"[green]would import[/] {escape(preview.file)} ({preview.report.format}): {figures}")
     for question in preview.questions:
         where = f"line {question.line}" if question.line else "line ?"
-        out.print(
-            f"  {where:>10}  {question.outcome:<9}  {escape(f'{question.set}/{question.key}')}"
-        )
+        ref = escape(f"{question.set}/{question.key}  “{question.stem}”")
+        out.print(f"  {where:>10}  {question.outcome:<9}  {ref}")
     if preview.topics:
         out.print("  topics:")
     for topic in preview.topics:

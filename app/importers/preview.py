@@ -32,6 +32,7 @@ class QuestionOutcome:
     set: str
     key: str
     outcome: str  # "created", "updated" or "unchanged"
+    stem: str = ""  # its first words, to recognise it by
 
 
 @dataclass
@@ -115,7 +116,13 @@ def _preview(
     step.commit()  # kept until the end: the next document sees it, as in a real import
     after = _revisions(session, bundle)
     outcomes = [
-        QuestionOutcome(question.line, qset.slug, question.key, _outcome(before, after, ref))
+        QuestionOutcome(
+            question.line,
+            qset.slug,
+            question.key,
+            _outcome(before, after, ref),
+            _shortened(question.stem),
+        )
         for qset in bundle.question_sets
         for question in qset.questions
         for ref in [(qset.slug, question.key)]
@@ -127,6 +134,11 @@ def _outcome(before: dict, after: dict, ref: tuple[str, str]) -> str:
     if ref not in before:
         return "created"
     return "updated" if after[ref] != before[ref] else "unchanged"
+
+
+def _shortened(text: str, size: int = 90) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= size else words[: size - 1].rstrip() + "…"
 
 
 def _slugs(bundle: Bundle) -> list[str]:

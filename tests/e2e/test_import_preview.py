@@ -42,8 +42,12 @@ def test_an_author_previews_a_csv_file_on_a_phone(
     expect(page.get_by_role("heading", name="Preview of questions.csv (csv)")).to_be_visible()
     expect(page.get_by_text("create 2 questions")).to_be_visible()
     rows = page.get_by_role("row")
-    expect(rows.nth(1)).to_contain_text(re.compile(r"2\s*created\s*preview-checks-building"))
-    expect(rows.nth(2)).to_contain_text(re.compile(r"3\s*created\s*preview-checks/preview-two"))
+    expect(rows.nth(1)).to_contain_text(re.compile(r"2\s*created\s*Which step turns a network"))
+    expect(rows.nth(2)).to_contain_text(
+        re.compile(
+            r"3\s*created\s*Which precisions can an engine use\? \(preview-checks/preview-two\)"
+        )
+    )
     expect(page.get_by_role("button", name="Import questions.csv")).to_be_visible()
     assert_no_horizontal_scroll(page, "import preview")
     assert_accessible(page, "import preview on a phone")

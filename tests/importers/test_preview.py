@@ -92,7 +92,8 @@ def test_studyhall_import_dry_run_prints_each_question_and_the_topics(
     assert table_rows(seeded) == rows
     output = " ".join(result.output.split())
     assert "would import bank.csv (csv): created 2, updated 0, unchanged 0, skipped 0" in output
-    assert "line 2 created build-engines/one" in output and "line 3 created build/two" in output
+    assert "line 2 created build-engines/one “Which one?”" in output
+    assert "line 3 created build/two “Which two?”" in output
     assert "Build build (new) Engines build-engines (new)" in output
     assert "would refuse bad.csv:3: column right: D names choice_d" in output
     assert "would import seed.txt (qa): created 0, updated 0, unchanged 7" in output
@@ -127,7 +128,7 @@ def test_the_web_preview_writes_nothing_and_its_button_imports_the_same_document
     assert response.status_code == 200 and table_rows(seeded) == rows
     text = " ".join(response.text.split())
     assert "Preview of bank.csv (csv)" in text and "create 2 questions" in text
-    assert "<td>3</td><td>created</td><td>build/two</td>" in text
+    assert '<td>3</td><td>created</td><td>Which two? <span class="muted">(build/two)</span>' in text
     assert 'Engines <span class="muted">(build-engines, new)</span>' in text
     carried = _carried(response.text)
     assert set(carried) == {"content", "digest", "name", "format"}
