@@ -28,6 +28,7 @@ from app.config import get_settings
 from app.content.bundle import Report
 from app.db import Database
 from app.importers.errors import ImportRefused
+from app.importers.preview import Preview, preview_documents
 from app.importers.service import FORMATS, import_in_steps, seed_files
 from app.web.metrics import IMPORT_REFUSED, IMPORTED
 
@@ -238,10 +239,22 @@ def import_(
             "(default: STUDYHALL_MAX_UPLOAD_BYTES, the web upload limit).",
         ),
     ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Show what the import would create, update, leave unchanged, skip and refuse, "
+            "and write nothing.",
+        ),
+    ] = False,
 ) -> None:
     """Import question sets, notes, catalogs or exports; a refused file saves nothing."""
     limit = max_bytes or get_settings().max_upload_bytes
-    _import_files(_database(), [(path, str(path)) for path in files], format, limit)
+    labelled = [(path, str(path)) for path in files]
+    if dry_run:
+        _preview_files(_database(), labelled, format, limit)
+        return
+    _import_files(_database(), labelled, format, limit)
 
 
 @cli.command()
@@ -513,6 +526,46 @@ def _import_files(
     return reports
 
 
+def _preview_files(
+    db: Database, files: list[tuple[Path, str]], format: str | None, limit: int
+) -> None:
+    """Print what importing each (path, label) in turn would do; write nothing."""
+    readable, unread = [], {}
+    for path, label in files:
+        try:
+            readable.append((label, _read(path, label, limit)))
+        except ImportRefused as exc:
+            unread[label] = Preview(label, refused=exc)
+    with db.session_scope(write=True) as session:
+        previews = preview_documents(session, readable, get_settings().link_threshold, format)
+    found = {preview.file: preview for preview in previews}
+    for _, label in files:
+        _print_preview(unread.get(label) or found[label])
+    out.print("[bold]Dry run: nothing was written.[/]")
+
+
+def _print_preview(preview: Preview) -> None:
+    if preview.refused is not None:
+        out.print(
+            f"[red]would refuse[/] {escape(str(preview.refused))}  "
+            "[dim](nothing from this file would be saved)[/]"
+        )
+        return
+    assert preview.report is not None
+    figures = ", ".join(f"{name} {value}" for name, value in preview.figures().items())
+    out.print(f"[green]would import[/] {escape(preview.file)} ({preview.report.format}): {figures}")
+    for question in preview.questions:
+        where = f"line {question.line}" if question.line else "line ?"
+        ref = escape(f"{question.set}/{question.key}  “{question.stem}”")
+        out.print(f"  {where:>10}  {question.outcome:<9}  {ref}")
+    if preview.topics:
+        out.print("  topics:")
+    for topic in preview.topics:
+        new = " (new)" if topic.new else ""
+        out.print(f"  {'  ' * (topic.depth + 1)}{escape(topic.title)} [dim]{topic.slug}[/]{new}")
+    _print_report(preview.report, verb="[dim]counts[/]")
+
+
 def _read(path: Path, label: str, limit: int) -> bytes:
     if not path.is_file():
         raise ImportRefused(label, 1, "no such file")
@@ -527,9 +580,9 @@ def _read(path: Path, label: str, limit: int) -> bytes:
     return path.read_bytes()
 
 
-def _print_report(report: Report) -> None:
+def _print_report(report: Report, verb: str = "[green]imported[/]") -> None:
     counts = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in report.counts.items())
-    out.print(f"[green]imported[/] {escape(report.file)} ({report.format}): {counts}")
+    out.print(f"{verb} {escape(report.file)} ({report.format}): {counts}")
     for warning in report.warnings:
         out.print(
             f"  [yellow]warning[/] {escape(f'{report.file}:{warning.line}: {warning.message}')}"

@@ -18,7 +18,7 @@ from app.content.errors import InvalidContent
 from app.content.linking import Transactions
 from app.content.service import LoadProgress, load_bundle, load_in_steps
 from app.db import Database
-from app.importers import aiken, catalog, errata, export_json, gift, note, qa
+from app.importers import aiken, catalog, csv_questions, errata, export_json, gift, note, qa
 from app.importers.errors import ImportRefused
 from app.importers.lock import exclusive_import, import_lock_until_commit
 from app.importers.text import decode
@@ -31,6 +31,7 @@ FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
     "qa": (qa.looks_like, qa.parse),
     "note": (note.looks_like, note.parse),
     "errata": (errata.looks_like, errata.parse),
+    "csv": (csv_questions.looks_like, csv_questions.parse),  # before GIFT: a cell may hold '{'
     "gift": (gift.looks_like, gift.parse),
     "aiken": (aiken.looks_like, aiken.parse),
     # Aiken, importing the questions that can be read and reporting the others: never detected
@@ -48,8 +49,9 @@ def detect_format(text: str, file: str) -> str:
         1,
         "unrecognised format: expected a Q&A page (title ending in '— Questions and Answers'), "
         "a note with a numbered outline, a catalog or errata (TOML), a Studyhall JSON export, "
-        "a GIFT file (Moodle: '::title::', answers in '{...}') or an Aiken file (Moodle: "
-        "lettered choices and 'ANSWER: X')",
+        "a GIFT file (Moodle: '::title::', answers in '{...}'), an Aiken file (Moodle: "
+        "lettered choices and 'ANSWER: X') or a CSV file with a header naming the columns "
+        "'question', 'choice_a', 'choice_b' and 'right'",
     )
 
 

@@ -9,7 +9,8 @@
   chunked body passes the limit. Only forms are read here (to look for control characters);
   other bodies stream through to the route, so an upload is read only after its sender is
   known. Uploads (multipart) may be as large as
-  STUDYHALL_MAX_UPLOAD_BYTES allows; every other body 1 MB.
+  STUDYHALL_MAX_UPLOAD_BYTES allows, in base64 (an import carried from its preview); every
+  other body 1 MB.
 
 Each of these answers closes the connection (`Connection: close`): the server then stops
 reading, where it would otherwise read the rest of the body, however large its sender says
@@ -113,7 +114,8 @@ class InputGuard:
 
     def _limit(self, content_type: str) -> int:
         if content_type.startswith("multipart/form-data"):
-            return self.max_upload_bytes + MULTIPART_OVERHEAD
+            # an import preview sends the document back in base64: 4 bytes for each 3
+            return (self.max_upload_bytes + 2) // 3 * 4 + MULTIPART_OVERHEAD
         return API_BODY_BYTES
 
 

@@ -143,7 +143,7 @@ def test_a_strangers_upload_is_not_read_before_the_log_in_redirect(client, db):
 def test_an_authors_chunked_upload_is_cut_off_at_the_limit(user_client, settings, db):
     author = user_client("writer", role="author")
     read: list[int] = []
-    headers, body = _multipart(read, settings.max_upload_bytes + 500_000)
+    headers, body = _multipart(read, settings.max_upload_bytes * 4 // 3 + 500_000)  # base64
     response = author.post("/author/import", content=body, headers=headers)
     assert response.status_code == 413 and "too large" in response.text
     assert _questions(db) == 0

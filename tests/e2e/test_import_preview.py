@@ -1,0 +1,64 @@
+"""An author previews a CSV file on a phone: the figures, each question's line, the topics and
+an Import button, accessible and without sideways scrolling; a bad file shows its refusal.
+
+The preview writes nothing, so the server shared by the whole run keeps its content.
+"""
+
+import re
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.support import Account, assert_accessible, assert_no_horizontal_scroll, log_in
+
+PHONE = {"width": 390, "height": 844}
+BANK = (
+    "id;question;choice_a;choice_b;choice_c;right;topic\n"
+    "preview-one;Which step turns a network into an optimized engine?;The builder;"
+    "The runtime;;A;Preview checks/Building engines with a long topic name\n"
+    'preview-two;"Which precisions\ncan an engine use?";FP16;INT8;FP64;A,B;Preview checks\n'
+)
+
+
+def _preview(page: Page, name: str, content: str) -> None:
+    page.goto("/author/import")
+    page.get_by_label("Document").set_input_files(
+        {"name": name, "mimeType": "text/csv", "buffer": content.encode()}
+    )
+    page.get_by_role("button", name="Preview", exact=True).click()
+
+
+@pytest.mark.browser_context_args(viewport=PHONE)
+def test_an_author_previews_a_csv_file_on_a_phone(
+    page: Page, create_account: Callable[..., Account], console_errors: list[str]
+) -> None:
+    log_in(page, create_account("preview", role="author"))
+    page.goto("/author/import")
+    expect(page.get_by_role("link", name="CSV template")).to_have_attribute(
+        "href", "/author/import/template.csv"
+    )
+    _preview(page, "questions.csv", BANK)
+    expect(page.get_by_role("heading", name="Preview of questions.csv (csv)")).to_be_visible()
+    expect(page.get_by_text("create 2 questions")).to_be_visible()
+    rows = page.get_by_role("row")
+    expect(rows.nth(1)).to_contain_text(re.compile(r"2\s*created\s*Which step turns a network"))
+    expect(rows.nth(2)).to_contain_text(
+        re.compile(
+            r"3\s*created\s*Which precisions can an engine use\? \(preview-checks/preview-two\)"
+        )
+    )
+    expect(page.get_by_role("button", name="Import questions.csv")).to_be_visible()
+    assert_no_horizontal_scroll(page, "import preview")
+    assert_accessible(page, "import preview on a phone")
+
+    _preview(page, "bad.csv", BANK.replace(";A,B;", ";A,D;"))
+    expect(page.get_by_role("alert")).to_contain_text("bad.csv, line 3: column right")
+    expect(page.get_by_role("button", name=re.compile("^Import bad"))).to_have_count(0)
+    assert_no_horizontal_scroll(page, "refused preview")
+    assert_accessible(page, "refused preview on a phone")
+
+    _preview(page, "questions.csv", BANK)  # the first preview wrote nothing
+    expect(page.get_by_text("create 2 questions")).to_be_visible()
+    # the refused preview answers 422, which the console notes; nothing else (no CSP report)
+    assert [error for error in console_errors if "status of 422" not in error] == []
