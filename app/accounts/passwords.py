@@ -24,9 +24,10 @@ T = TypeVar("T")
 # (an exam starting) queues here instead of taking every core from the pages being read.
 HASHING_AT_ONCE = max(1, (os.cpu_count() or 2) - 1)
 _HASHING = threading.BoundedSemaphore(HASHING_AT_ONCE)
-# The lowest scheduling priority for log-ins' password checks: on a busy machine the pages
-# and saves of learners already in an exam go first, and the checks take the cores left over.
-CHECKING_NICENESS = 19
+# A low scheduling priority for log-ins' password checks (nice 10: about a tenth of a core's
+# share beside a request's thread): on a busy machine the pages and saves of learners already
+# in an exam go first, and the checks are slowed, never starved (19 starved them).
+CHECKING_NICENESS = 10
 
 
 def _yield_to_requests() -> None:
