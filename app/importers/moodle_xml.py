@@ -53,7 +53,8 @@ _FORMATS = {
     "plain_text": "plain",
 }
 _PROLOGUE = re.compile(
-    r"\A\ufeff?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<quiz[\s>/]", re.DOTALL
+    r"\A\ufeff?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--(?:[^-]|-(?!->))*-->\s*)*<(?:quiz|!DOCTYPE\s+quiz)[\s>/\[]",
+    re.DOTALL,
 )
 _IMAGE_HTML = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 _IMAGE_MARKDOWN = re.compile(r"!\[([^\]]*)\]\(\s*@@PLUGINFILE@@/([^)\s]*)[^)]*\)")
@@ -63,7 +64,7 @@ _TRUE = ("true", "1")
 
 def looks_like(text: str) -> bool:
     """Tell whether text is a Moodle XML quiz: `<quiz` first, after a BOM, the XML
-    declaration and comments."""
+    declaration and comments (or a quiz's DOCTYPE, which parse refuses)."""
     return bool(_PROLOGUE.match(text))
 
 
