@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from app.content.bundle import Bundle, ChoiceData, QuestionData, Report
 from app.importers.errors import ImportRefused
 from app.importers.gift_categories import Catalogue
-from app.importers.markup import FORMATS, to_markdown
+from app.importers.markup import FORMATS, to_markdown, with_choice_feedback
 
 # Escaped characters stand in the text as private-use characters while it is parsed.
 _ESCAPES = {"\\": "\ue000", "~": "\ue001", "=": "\ue002", "#": "\ue003", "{": "\ue004"}
@@ -316,17 +316,6 @@ def _convert(text: str, format: str) -> str:
 
 def _explanation(general: str, format: str, texts: list[str], choices: list[_Choice]) -> str:
     """The general feedback, then each choice's own feedback as a list."""
-    parts = [_markdown(general, format)] if general.strip() else []
-    notes = [
-        f"- {_one_line(text)}: {_one_line(_markdown(choice.feedback, format))}"
-        for text, choice in zip(texts, choices, strict=True)
-        if choice.feedback.strip()
-    ]
-    if notes:
-        parts.append("On the choices:\n\n" + "\n".join(notes))
-    return "\n\n".join(parts)
-
-
-def _one_line(markdown: str) -> str:
-    """Markdown on one line, for a list item: line breaks and paragraphs become spaces."""
-    return " ".join(markdown.replace("\\\n", " ").split())
+    feedback = [_markdown(choice.feedback, format) for choice in choices]
+    notes = list(zip(texts, feedback, strict=True))
+    return with_choice_feedback(_markdown(general, format) if general.strip() else "", notes)

@@ -18,7 +18,17 @@ from app.content.errors import InvalidContent
 from app.content.linking import Transactions
 from app.content.service import LoadProgress, load_bundle, load_in_steps
 from app.db import Database
-from app.importers import aiken, catalog, csv_questions, errata, export_json, gift, note, qa
+from app.importers import (
+    aiken,
+    catalog,
+    csv_questions,
+    errata,
+    export_json,
+    gift,
+    moodle_xml,
+    note,
+    qa,
+)
 from app.importers.errors import ImportRefused
 from app.importers.lock import exclusive_import, import_lock_until_commit
 from app.importers.text import decode
@@ -26,6 +36,7 @@ from app.importers.text import decode
 Parser = Callable[[str, str], tuple[Bundle, Report]]
 PAUSE_S = 0.11  # between two write steps of an import on SQLite (see _transactions)
 FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
+    moodle_xml.FORMAT: (moodle_xml.looks_like, moodle_xml.parse),
     "json": (export_json.looks_like, export_json.parse),
     "catalog": (catalog.looks_like, catalog.parse),
     "qa": (qa.looks_like, qa.parse),
@@ -50,8 +61,8 @@ def detect_format(text: str, file: str) -> str:
         "unrecognised format: expected a Q&A page (title ending in '— Questions and Answers'), "
         "a note with a numbered outline, a catalog or errata (TOML), a Studyhall JSON export, "
         "a GIFT file (Moodle: '::title::', answers in '{...}'), an Aiken file (Moodle: "
-        "lettered choices and 'ANSWER: X') or a CSV file with a header naming the columns "
-        "'question', 'choice_a', 'choice_b' and 'right'",
+        "lettered choices and 'ANSWER: X'), a Moodle XML file ('<quiz>') or a CSV file with "
+        "a header naming the columns 'question', 'choice_a', 'choice_b' and 'right'",
     )
 
 

@@ -31,7 +31,7 @@ def test_the_form_offers_formats_sets_and_topics_and_works_without_script(author
     assert [i["value"] for i in inputs if i.get("name") == "set"] == ["plain", "tricky"]
     options = [o.get("value") for o in tags(page.text, "option")]
     assert options == ["", "net", "routing", "other"]
-    assert 'href="/author/export"' in page.text  # the header links to it
+    assert 'href="/author/export"' in author.get("/author/import").text  # the import page links it
 
 
 @pytest.mark.parametrize("role", ["author", "admin"])

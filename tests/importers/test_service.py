@@ -293,8 +293,8 @@ def test_detect_format_refuses_unknown_text():
         "unrecognised format: expected a Q&A page (title ending in '— Questions and Answers'), "
         "a note with a numbered outline, a catalog or errata (TOML), a Studyhall JSON export, "
         "a GIFT file (Moodle: '::title::', answers in '{...}'), an Aiken file (Moodle: "
-        "lettered choices and 'ANSWER: X') or a CSV file with a header naming the columns "
-        "'question', 'choice_a', 'choice_b' and 'right'"
+        "lettered choices and 'ANSWER: X'), a Moodle XML file ('<quiz>') or a CSV file with "
+        "a header naming the columns 'question', 'choice_a', 'choice_b' and 'right'"
     )
 
 
@@ -305,8 +305,8 @@ def test_parse_document_takes_a_format_and_refuses_an_unknown_one():
         parse_document(NOTE_SEED.read_bytes(), "n.txt", "xml")
     assert (
         str(caught.value)
-        == "n.txt:1: unknown format 'xml'; choose one of json, catalog, qa, note, errata, csv, "
-        "gift, aiken, aiken-skip-bad"
+        == "n.txt:1: unknown format 'xml'; choose one of moodle-xml, json, catalog, qa, note, "
+        "errata, csv, gift, aiken, aiken-skip-bad"
     )
 
 
