@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 class ChoiceData:
     text: str
     correct: bool
+    feedback: str = ""  # shown to a learner who chose it, after the answer
 
 
 @dataclass

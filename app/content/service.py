@@ -25,10 +25,21 @@ DECISIONS = {"confirm": "confirmed", "reject": "rejected"}
 LoadProgress = Callable[[str, int, int], None]
 
 
-def load_bundle(session: Session, bundle: Bundle, report: Report, link_threshold: float) -> None:
-    """Create or update everything in the bundle in one transaction; the caller commits."""
+def load_bundle(
+    session: Session,
+    bundle: Bundle,
+    report: Report,
+    link_threshold: float,
+    author_id: int | None = None,
+) -> None:
+    """Create or update everything in the bundle in one transaction; the caller commits.
+
+    Each question it changes keeps a revision, saved by author_id (None: the command line).
+    """
     bump_version(session)  # first: on PostgreSQL its row lock queues loads before they read
-    load_in_steps(lambda write: nullcontext(session), bundle, report, link_threshold)
+    load_in_steps(
+        lambda write: nullcontext(session), bundle, report, link_threshold, author_id=author_id
+    )
 
 
 def load_in_steps(
@@ -38,13 +49,14 @@ def load_in_steps(
     link_threshold: float,
     progress: LoadProgress | None = None,
     batch: int = BATCH,
+    author_id: int | None = None,
 ) -> None:
     """Check the bundle, then write it a step at a time, each step in a transaction of its own.
 
     A refusal comes from the checks, before anything is written. Loads must not run at the
     same time (the caller holds the import lock): the checks read what the steps then change.
     """
-    loader = Loader(bundle, report)
+    loader = Loader(bundle, report, author_id)
     with transaction(False) as session:
         loader.check(session)
     for number, (done, step) in enumerate(loader.steps(batch)):

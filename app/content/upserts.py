@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.content.bundle import QuestionData, ReferenceData, Report, Scope
+from app.content.bundle import ChoiceData, QuestionData, ReferenceData, Report, Scope
 from app.content.models import Choice, Question, QuestionReference, QuestionSet, utcnow
 
 
@@ -173,9 +173,16 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
             Question.accepted,
         ).where(Question.set_id == set_id, Question.key.in_(keys))
     ).all()
-    choices: dict[int, list[tuple[int, int, str, bool]]] = {}
+    choices: dict[int, list[tuple[int, int, str, bool, str]]] = {}
     for choice in session.execute(
-        select(Choice.question_id, Choice.id, Choice.position, Choice.text_md, Choice.is_correct)
+        select(
+            Choice.question_id,
+            Choice.id,
+            Choice.position,
+            Choice.text_md,
+            Choice.is_correct,
+            Choice.feedback_md,
+        )
         .where(Choice.question_id.in_([row.id for row in rows]))
         .order_by(Choice.question_id, Choice.position)
     ).all():
@@ -184,8 +191,8 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
     stored = {}
     for qid, key, topic_id, revision, stem, explanation, kind, *scoped in rows:
         mine = choices.get(qid, [])
-        state = (stem, explanation, kind, [(text, ok) for _, _, text, ok in mine])
-        positions = {position: cid for cid, position, _, _ in mine}
+        state = (stem, explanation, kind, [(text, ok, fb) for _, _, text, ok, fb in mine])
+        positions = {position: cid for cid, position, *_ in mine}
         refs = references.get(qid, [])
         versions, difficulty, level, accepted = scoped
         scope = Scope(tuple(versions), difficulty, level, tuple(accepted))
@@ -198,7 +205,7 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
 def _state(item: QuestionData, kept: list[ReferenceData], scope: Scope) -> tuple[object, ...]:
     """What an edit is judged by; references or scope left out of the item keep the stored."""
     references = kept if item.references is None else item.references
-    choices = [(c.text, c.correct) for c in item.choices]
+    choices = [(c.text, c.correct, c.feedback) for c in item.choices]
     return item.stem, item.explanation, item.kind, choices, references, item.scope or scope
 
 
@@ -239,17 +246,15 @@ class _ChoiceChanges:
 
     def create(self, question_id: int, item: QuestionData) -> None:
         for position, choice in enumerate(item.choices, start=1):
-            self.inserts.append(_choice(question_id, position, choice.text, choice.correct))
+            self.inserts.append(_choice(question_id, position, choice))
 
     def sync(self, question_id: int, stored: dict[int, int], item: QuestionData) -> None:
         """Update choices in place by position; add the new positions, drop the lost ones."""
         for position, choice in enumerate(item.choices, start=1):
             if position in stored:
-                self.updates.append(
-                    {"id": stored[position], "text_md": choice.text, "is_correct": choice.correct}
-                )
+                self.updates.append({"id": stored[position], **_choice_values(choice)})
             else:
-                self.inserts.append(_choice(question_id, position, choice.text, choice.correct))
+                self.inserts.append(_choice(question_id, position, choice))
         self.deletes += [cid for position, cid in stored.items() if position > len(item.choices)]
 
     def write(self, session: Session) -> None:
@@ -261,10 +266,9 @@ class _ChoiceChanges:
             session.execute(insert(Choice), self.inserts)
 
 
-def _choice(question_id: int, position: int, text: str, correct: bool) -> dict:
-    return {
-        "question_id": question_id,
-        "position": position,
-        "text_md": text,
-        "is_correct": correct,
-    }
+def _choice_values(choice: ChoiceData) -> dict:
+    return {"text_md": choice.text, "is_correct": choice.correct, "feedback_md": choice.feedback}
+
+
+def _choice(question_id: int, position: int, choice: ChoiceData) -> dict:
+    return {"question_id": question_id, "position": position, **_choice_values(choice)}
