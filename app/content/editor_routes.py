@@ -1,0 +1,241 @@
+"""Authoring in the browser: edit a question, preview it, see its revisions and restore one.
+
+Authors and admins only (a learner gets 403, a guest goes to log in). Every form works
+without JavaScript and follows POST/redirect/GET; a refused save shows the form again with
+the author's text and each problem beside its field (422), a stale one with what changed
+since (409). htmx swaps the preview in place.
+"""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, Path, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts.dependencies import load_viewer, require_role
+from app.accounts.service import Viewer
+from app.content import editor
+from app.content.bundle import DIFFICULTIES, LEVELS
+from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
+from app.content.dependencies import QuestionId
+from app.content.editor import Draft, DraftRefused, EditConflict, Editing
+from app.content.editor_form import Posted, apply, read_form
+from app.content.markdown import render as render_markdown
+from app.content.markdown import render_inline
+from app.content.revisions import NOTE_MAX
+from app.web.dependencies import DatabaseDep
+from app.web.forms import INT32_MAX, whole_number
+from app.web.limits import FieldText
+from app.web.templating import is_htmx, render
+
+router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
+Author = Annotated[Viewer, Depends(require_role("author"))]
+FormText = Annotated[FieldText, Form()]
+RevisionPath = Annotated[int, Path(ge=1, le=INT32_MAX, description="Revision number")]
+EDITOR_PAGE = "content/editor.html"
+HISTORY_PAGE = "content/history.html"
+
+
+def _editor(
+    request: Request,
+    editing: Editing,
+    *,
+    draft: Draft | None = None,
+    opened: int | None = None,
+    note: str = "",
+    status_code: int = 200,
+    block: str | None = None,
+    **context: Any,
+) -> HTMLResponse:
+    draft = draft or editing.draft
+    values = {
+        "editing": editing,
+        "draft": draft,
+        "opened": editing.number if opened is None else opened,
+        "note": note,
+        "errors": {},
+        "conflict": None,
+        "preview": None,
+        "difficulties": DIFFICULTIES,
+        "levels": LEVELS,
+        "max_choices": MAX_CHOICES,
+        "reference_rows": min(len(draft.references) + 1, MAX_REFERENCES),
+        "note_max": NOTE_MAX,
+        **context,
+    }
+    return render(request, EDITOR_PAGE, values, status_code=status_code, block=block)
+
+
+def _errors(problems: list[Problem]) -> dict[str, str]:
+    """One message per field (the first), plus every message under "all" for the summary."""
+    errors: dict[str, str] = {}
+    for problem in problems:
+        errors.setdefault(problem.field, problem.message)
+    return errors
+
+
+def _preview(draft: Draft) -> dict[str, Any]:
+    """The draft rendered as a learner sees it, by the same Markdown pipeline."""
+    return {
+        "stem_html": render_markdown(draft.stem),
+        "choices": [
+            (render_inline(c.text), c.correct, render_markdown(c.feedback)) for c in draft.choices
+        ],
+        "explanation_html": render_markdown(draft.explanation),
+    }
+
+
+@router.get("/author/questions/{question_id}/edit", name="edit_question")
+async def edit_question_form(
+    request: Request, question_id: QuestionId, viewer: Author, db: DatabaseDep
+) -> HTMLResponse:
+    """Show the editor of a question, at its newest revision."""
+    editing = await db.read(editor.open_question, viewer, question_id)
+    return _editor(request, editing)
+
+
+async def _posted(request: Request) -> Posted:
+    async with request.form(max_files=0, max_fields=300) as form:
+        rights = [v for v in form.getlist("right") if isinstance(v, str)]
+
+        def field(name: str) -> str:
+            value = form.get(name)
+            return value if isinstance(value, str) else ""
+
+        return read_form(field, rights)
+
+
+@router.post("/author/questions/{question_id}/edit", name="edit_question_post")
+async def edit_question(
+    request: Request, question_id: QuestionId, viewer: Author, db: DatabaseDep
+) -> Response:
+    """Save the question as a new revision, or preview it, or change the form's rows."""
+    posted = await _posted(request)
+    draft, note = posted.draft, posted.note
+    if posted.action == "preview" or apply(draft, posted.action):
+        editing = await db.read(editor.open_question, viewer, question_id)
+        preview = _preview(draft) if posted.action == "preview" else None
+        block = "preview" if preview is not None and is_htmx(request) else None
+        return _editor(
+            request,
+            editing,
+            draft=draft,
+            opened=posted.opened,
+            note=note,
+            preview=preview,
+            block=block,
+        )
+    try:
+        if posted.opened is None:
+            raise DraftRefused(
+                [
+                    Problem(
+                        "opened",
+                        "The form did not say which revision it was opened at; open the editor again.",
+                    )
+                ]
+            )
+        saved = await db.write(
+            editor.save_question, viewer, question_id, draft, posted.opened, note
+        )
+    except DraftRefused as exc:
+        editing = await db.read(editor.open_question, viewer, question_id)
+        return _editor(
+            request,
+            editing,
+            draft=draft,
+            opened=posted.opened,
+            note=note,
+            errors=_errors(exc.problems),
+            problems=exc.problems,
+            status_code=exc.status_code,
+        )
+    except EditConflict as exc:
+        editing = await db.read(editor.open_question, viewer, question_id)
+        # the form now carries the newest revision: saving again replaces it, knowingly
+        return _editor(
+            request,
+            editing,
+            draft=draft,
+            opened=exc.latest,
+            note=note,
+            conflict=exc,
+            status_code=exc.status_code,
+        )
+    done = "question-saved" if saved != posted.opened else "question-unchanged"
+    return RedirectResponse(f"/author/questions/{question_id}/edit?done={done}", status_code=303)
+
+
+@router.get("/author/questions/{question_id}/history", name="question_history")
+async def question_history(
+    request: Request,
+    question_id: QuestionId,
+    viewer: Author,
+    db: DatabaseDep,
+    old: Annotated[str, Query(max_length=12)] = "",
+    new: Annotated[str, Query(max_length=12)] = "",
+) -> HTMLResponse:
+    """List a question's revisions and show what changed between two of them."""
+    history = await db.read(editor.question_history, viewer, question_id)
+    numbers = [r.number for r in history.revisions]
+    newest = numbers[0] if numbers else 0
+    new_n = whole_number(new, 1, INT32_MAX) or newest
+    old_n = whole_number(old, 1, INT32_MAX) or (numbers[1] if len(numbers) > 1 else newest)
+    error = None
+    if new_n not in numbers or old_n not in numbers:
+        error, old_n, new_n = (
+            "There is no revision with that number; showing the newest two.",
+            (numbers[1] if len(numbers) > 1 else newest),
+            newest,
+        )
+    changes = await db.read(editor.compare, viewer, question_id, old_n, new_n) if numbers else []
+    context = {
+        "history": history,
+        "old": old_n,
+        "new": new_n,
+        "changes": changes,
+        "newest": newest,
+        "error": error,
+        "note_max": NOTE_MAX,
+    }
+    return render(request, HISTORY_PAGE, context, status_code=404 if error else 200)
+
+
+@router.post("/author/questions/{question_id}/history/{number}/restore", name="restore_revision")
+async def restore_revision(
+    request: Request,
+    question_id: QuestionId,
+    number: RevisionPath,
+    viewer: Author,
+    db: DatabaseDep,
+    opened: FormText = "",
+    note: FormText = "",
+) -> Response:
+    """Save an old revision's content as a new revision, then show the history."""
+    at = whole_number(opened, 0, INT32_MAX)
+    try:
+        if at is None:
+            raise DraftRefused(
+                [
+                    Problem(
+                        "opened",
+                        "The form did not say which revision is the newest; reload the history.",
+                    )
+                ]
+            )
+        await db.write(editor.restore_revision, viewer, question_id, number, at, note)
+    except (DraftRefused, EditConflict) as exc:
+        history = await db.read(editor.question_history, viewer, question_id)
+        newest = history.revisions[0].number if history.revisions else 0
+        context = {
+            "history": history,
+            "old": number,
+            "new": newest,
+            "newest": newest,
+            "changes": await db.read(editor.compare, viewer, question_id, number, newest),
+            "error": exc.message,
+            "note_max": NOTE_MAX,
+        }
+        return render(request, HISTORY_PAGE, context, status_code=exc.status_code)
+    return RedirectResponse(
+        f"/author/questions/{question_id}/history?done=revision-restored", status_code=303
+    )
