@@ -219,3 +219,14 @@ def test_history_compares_revisions_and_restores_an_old_one(user_client, db, qid
         assert session.get_one(Question, qid).explanation_md == "Why 1."
     missing = author.post(f"/author/questions/{qid}/history/7/restore", data={"opened": "3"})
     assert missing.status_code == 404
+
+
+def test_an_import_in_the_browser_keeps_a_revision_saved_by_the_author(user_client, db):
+    from tests.factories import SEED_DIR, SEED_SET
+
+    author = user_client("ann", role="author")
+    data = (SEED_DIR / "000_21c8a85df645b7bb.txt").read_bytes()
+    response = author.post("/author/import", files={"document": ("bank.txt", data, "text/plain")})
+    assert response.status_code == 200
+    history = author.get(f"/author/questions/{question_id(db, '1', SEED_SET)}/history")
+    assert "Imported from bank.txt" in history.text and "<td>ann</td>" in history.text
