@@ -150,10 +150,7 @@ def open_question(session: Session, actor: Viewer, question_id: int) -> Editing:
 def editing(session: Session, question: Question, content: Content) -> Editing:
     """The editor of question showing content (a draft being refused, or a revision)."""
     qset = session.get_one(QuestionSet, question.set_id)
-    topics = [
-        (slug, title)
-        for slug, title in session.execute(select(Topic.slug, Topic.title).order_by(Topic.title))
-    ]
+    topics = _topics(session)
     report = check_content(session, [qset.slug])
     findings = [
         f
@@ -171,6 +168,57 @@ def editing(session: Session, question: Question, content: Content) -> Editing:
         findings,
         question.retired_at is not None,
     )
+
+
+def new_question(session: Session, actor: Viewer, set_slug: str) -> Editing:
+    """The editor of a new question at the end of a set: four empty choices, the set's topic."""
+    _may_edit(actor)
+    qset = _set(session, set_slug)
+    topic = session.scalar(select(Topic.slug).where(Topic.id == qset.topic_id))
+    draft = Draft(choices=[ChoiceData("", False) for _ in range(4)], topic=topic)
+    return Editing(0, qset.slug, qset.title, "", 0, draft, _topics(session), [], False)
+
+
+def _set(session: Session, slug: str) -> QuestionSet:
+    qset = session.scalars(select(QuestionSet).where(QuestionSet.slug == slug)).one_or_none()
+    if qset is None:
+        raise NotFound("There is no question set with that name.")
+    return qset
+
+
+def create_question(session: Session, actor: Viewer, set_slug: str, draft: Draft, note: str) -> int:
+    """Add a question at the end of a set (its key the next free number); return its id."""
+    _may_edit(actor)
+    qset = _set(session, set_slug)
+    session.execute(select(QuestionSet.id).where(QuestionSet.id == qset.id).with_for_update())
+    rows = session.execute(
+        select(Question.key, Question.position).where(Question.set_id == qset.id)
+    ).all()
+    key = str(max((int(k) for k, _ in rows if k.isascii() and k.isdigit()), default=0) + 1)
+    position = max((p for _, p in rows), default=0) + 1
+    data = draft.question(key, "", [])
+    topics = dict(session.execute(select(Topic.slug, Topic.id)).all())
+    _refuse(draft, data, note, topics)
+    report = Report(file="editor", format="editor")
+    written = upsert_questions(session, qset.id, [(position, data)], topics, report)
+    question_id = written.ids[key]
+    revisions.record(session, [question_id], actor.id, note.strip())
+    bump_version(session)
+    return question_id
+
+
+def _refuse(draft: Draft, data: QuestionData, note: str, topics: dict[str, int]) -> None:
+    """Refuse a draft that breaks the rules imports are checked by, or has no note."""
+    problems = note_problems(note) + question_problems(data)
+    if draft.topic is not None and draft.topic not in topics:
+        problems.append(Problem("topic", f"There is no topic {draft.topic!r}."))
+    if problems:
+        raise DraftRefused(problems)
+
+
+def _topics(session: Session) -> list[tuple[str, str]]:
+    rows = session.execute(select(Topic.slug, Topic.title).order_by(Topic.title))
+    return [(slug, title) for slug, title in rows]
 
 
 def note_problems(note: str) -> list[Problem]:
@@ -194,11 +242,7 @@ def save_question(
         raise EditConflict(opened, latest, _changes(session, question_id, opened, latest))
     data = draft.question(question.key, question.source, list(question.accepted or []))
     topics = dict(session.execute(select(Topic.slug, Topic.id)).all())
-    problems = note_problems(note) + question_problems(data)
-    if draft.topic is not None and draft.topic not in topics:
-        problems.append(Problem("topic", f"There is no topic {draft.topic!r}."))
-    if problems:
-        raise DraftRefused(problems)
+    _refuse(draft, data, note, topics)
     report = Report(file="editor", format="editor")
     upsert_questions(session, question.set_id, [(question.position, data)], topics, report)
     saved = revisions.record(session, [question_id], actor.id, note.strip())

@@ -7,6 +7,7 @@ since (409). htmx swaps the preview in place.
 """
 
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Form, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -25,7 +26,7 @@ from app.content.revisions import NOTE_MAX
 from app.web.dependencies import DatabaseDep
 from app.web.forms import INT32_MAX, whole_number
 from app.web.limits import FieldText
-from app.web.templating import is_htmx, render
+from app.web.templating import is_htmx, render, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 Author = Annotated[Viewer, Depends(require_role("author"))]
@@ -47,7 +48,15 @@ def _editor(
     **context: Any,
 ) -> HTMLResponse:
     draft = draft or editing.draft
+    is_new = editing.id == 0
+    action = (
+        f"{url_for('new_question_post')}?{urlencode({'set': editing.set_slug})}"
+        if is_new
+        else url_for("edit_question_post", question_id=editing.id)
+    )
     values = {
+        "is_new": is_new,
+        "action": action,
         "editing": editing,
         "draft": draft,
         "opened": editing.number if opened is None else opened,
@@ -82,6 +91,47 @@ def _preview(draft: Draft) -> dict[str, Any]:
         ],
         "explanation_html": render_markdown(draft.explanation),
     }
+
+
+SetSlug = Annotated[str, Query(alias="set", min_length=1, max_length=120, pattern=r"^[a-z0-9-]+$")]
+
+
+@router.get("/author/questions/new", name="new_question")
+async def new_question_form(
+    request: Request, viewer: Author, db: DatabaseDep, set_slug: SetSlug
+) -> HTMLResponse:
+    """Show the editor of a new question for a set."""
+    return _editor(request, await db.read(editor.new_question, viewer, set_slug))
+
+
+@router.post("/author/questions/new", name="new_question_post")
+async def new_question(
+    request: Request, viewer: Author, db: DatabaseDep, set_slug: SetSlug
+) -> Response:
+    """Add the question to the set as its revision 1, or preview it, or change the rows."""
+    posted = await _posted(request)
+    draft, note = posted.draft, posted.note
+    if posted.action == "preview" or apply(draft, posted.action):
+        editing = await db.read(editor.new_question, viewer, set_slug)
+        preview = _preview(draft) if posted.action == "preview" else None
+        block = "preview" if preview is not None and is_htmx(request) else None
+        return _editor(request, editing, draft=draft, note=note, preview=preview, block=block)
+    try:
+        question_id = await db.write(editor.create_question, viewer, set_slug, draft, note)
+    except DraftRefused as exc:
+        editing = await db.read(editor.new_question, viewer, set_slug)
+        return _editor(
+            request,
+            editing,
+            draft=draft,
+            note=note,
+            errors=_errors(exc.problems),
+            problems=exc.problems,
+            status_code=exc.status_code,
+        )
+    return RedirectResponse(
+        f"/author/questions/{question_id}/edit?done=question-added", status_code=303
+    )
 
 
 @router.get("/author/questions/{question_id}/edit", name="edit_question")

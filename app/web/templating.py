@@ -108,6 +108,7 @@ FLASH = {
     "link-confirmed": "The link was confirmed: it stays whatever the similarity scores say.",
     "link-rejected": "The link was rejected: it will not be suggested again.",
     "question-saved": "The question was saved as a new revision.",
+    "question-added": "The question was added to its set as revision 1.",
     "question-unchanged": "Nothing had changed, so no revision was kept.",
     "revision-restored": "The revision was restored as a new revision.",
 }

@@ -230,3 +230,36 @@ def test_an_import_in_the_browser_keeps_a_revision_saved_by_the_author(user_clie
     assert response.status_code == 200
     history = author.get(f"/author/questions/{question_id(db, '1', SEED_SET)}/history")
     assert "Imported from bank.txt" in history.text and "· ann ·" in history.text
+
+
+def test_an_author_adds_a_question_to_a_set(user_client, db, qid):
+    author = user_client("ann", role="author")
+    page = author.get("/author/questions/new?set=basics")
+    assert page.status_code == 200 and 'name="choice-4-text"' in page.text
+    form = {
+        "opened": "0",
+        "choices": "4",
+        "references": "1",
+        "stem": "Which is new?",
+        "choice-1-text": "This one",
+        "choice-2-text": "That one",
+        "right": "1",
+        "kind": "single",
+        "note": "",
+    }
+    refused = author.post("/author/questions/new?set=basics", data=form)
+    assert refused.status_code == 422 and 'id="note-error"' in refused.text
+    assert "Which is new?" in refused.text
+    response = author.post(
+        "/author/questions/new?set=basics",
+        data=form | {"note": "A new question"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    new_id = question_id(db, "2", "basics")
+    assert response.headers["location"] == f"/author/questions/{new_id}/edit?done=question-added"
+    assert _numbers(db, new_id) == [(1, "A new question")]
+    assert "Which is new?" in author.get("/sets/basics").text
+    assert author.get("/author/questions/new?set=nowhere").status_code == 404
+    assert author.get("/author/questions/new?set=Bad!").status_code in (404, 422)
+    assert user_client("lee").get("/author/questions/new?set=basics").status_code == 403
