@@ -17,12 +17,13 @@ from app.accounts.service import Viewer
 from app.content import revisions
 from app.content.bundle import ChoiceData, QuestionData, ReferenceData, Report, Scope
 from app.content.checks import Problem, question_problems
-from app.content.errors import ContentError, NotFound
+from app.content.errors import ContentError, InvalidAnswer, NotFound
 from app.content.models import Question, QuestionRevision, QuestionSet, Topic
 from app.content.quality import Finding, check_content
 from app.content.revisions import NOTE_MAX, Content, DiffLine
 from app.content.service import bump_version
-from app.content.upserts import upsert_questions
+from app.content.upserts import number_set, upsert_questions
+from app.db import utcnow
 
 
 @dataclass
@@ -181,8 +182,10 @@ def new_question(session: Session, actor: Viewer, set_slug: str) -> Editing:
 
 def _set(session: Session, slug: str) -> QuestionSet:
     qset = session.scalars(select(QuestionSet).where(QuestionSet.slug == slug)).one_or_none()
-    if qset is None:
-        raise NotFound("There is no question set with that name.")
+    if qset is None:  # the address names it in its query: an input that names nothing
+        raise InvalidAnswer(
+            f"There is no question set {slug!r}: add a question from its set's page."
+        )
     return qset
 
 
@@ -214,6 +217,20 @@ def _refuse(draft: Draft, data: QuestionData, note: str, topics: dict[str, int])
         problems.append(Problem("topic", f"There is no topic {draft.topic!r}."))
     if problems:
         raise DraftRefused(problems)
+
+
+def retire_question(session: Session, actor: Viewer, question_id: int, retire: bool) -> bool:
+    """Retire a question (out of practice, set lists and new exams; its history, attempts and
+    answers stay) or bring it back; tell whether that changed anything."""
+    _may_edit(actor)
+    question = _question(session, question_id, lock=True)
+    if (question.retired_at is not None) == retire:
+        return False
+    question.retired_at = utcnow() if retire else None
+    session.flush()
+    number_set(session, question.set_id)
+    bump_version(session)
+    return True
 
 
 def _topics(session: Session) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Form, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import load_viewer, require_role
+from app.accounts.errors import InvalidInput
 from app.accounts.service import Viewer
 from app.content import editor
 from app.content.bundle import DIFFICULTIES, LEVELS
@@ -212,6 +213,18 @@ async def edit_question(
             status_code=exc.status_code,
         )
     done = "question-saved" if saved != posted.opened else "question-unchanged"
+    return RedirectResponse(f"/author/questions/{question_id}/edit?done={done}", status_code=303)
+
+
+@router.post("/author/questions/{question_id}/retire", name="retire_question")
+async def retire_question(
+    question_id: QuestionId, viewer: Author, db: DatabaseDep, retire: FormText = ""
+) -> Response:
+    """Retire the question (retire=yes) or bring it back (retire=no)."""
+    if retire not in ("yes", "no"):
+        raise InvalidInput("retire", "Say whether to retire the question (yes) or not (no).")
+    await db.write(editor.retire_question, viewer, question_id, retire == "yes")
+    done = "question-retired" if retire == "yes" else "question-returned"
     return RedirectResponse(f"/author/questions/{question_id}/edit?done={done}", status_code=303)
 
 

@@ -98,6 +98,9 @@ class Question(Base):
     )
 
 
+IN_USE = Question.retired_at.is_(None)  # questions practice, set lists and new exams show
+
+
 class Choice(Base):
     __tablename__ = "choice"
     __table_args__ = (UniqueConstraint("question_id", "position"),)

@@ -25,6 +25,7 @@ from app.content.errata import ProblemReport, open_errata_column, unpack_errata
 from app.content.errors import NotFound
 from app.content.markdown import excerpt, render, render_inline, render_note
 from app.content.models import (
+    IN_USE,
     Choice,
     Note,
     NoteSection,
@@ -182,7 +183,8 @@ def _paged(page: int, total: int) -> PageInfo:
 def _question_page(
     session: Session, page: int, *where
 ) -> tuple[tuple[QuestionSummary, ...], PageInfo]:
-    """One page of the questions matching where, and where it sits."""
+    """One page of the questions in use matching where, and where it sits."""
+    where = (*where, IN_USE)
     total = session.scalar(select(func.count(Question.id)).where(*where)) or 0
     info = _paged(page, total)
     items = _question_summaries(session, *where, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
@@ -235,7 +237,7 @@ def _set_summaries(
     """Question sets by title (a slice of them) with size and first question, and how many."""
     first = (
         select(Question.id)
-        .where(Question.set_id == QuestionSet.id)
+        .where(Question.set_id == QuestionSet.id, IN_USE)
         .order_by(Question.position)
         .limit(1)
         .correlate(QuestionSet)
@@ -368,7 +370,10 @@ def question_set(session: Session, slug: str, page: int = 1) -> SetView:
         raise NotFound(f"There is no question set called “{slug}”.")
     questions, info = _question_page(session, page, Question.set_id == qset.id)
     first = session.scalar(
-        select(Question.id).where(Question.set_id == qset.id).order_by(Question.position).limit(1)
+        select(Question.id)
+        .where(Question.set_id == qset.id, IN_USE)
+        .order_by(Question.position)
+        .limit(1)
     )
     return SetView(
         set=SetSummary(qset.slug, qset.title, info.total, first),
@@ -475,6 +480,7 @@ def question(session: Session, question_id: int) -> QuestionView:
         next_id=found.next_id,
         errata=unpack_errata(found.errata),
         scope=Scope(tuple(found.versions or ()), found.difficulty, found.level),
+        retired=found.retired_at is not None,
     )
 
 
@@ -487,7 +493,7 @@ def _question_rows() -> Select:
     table), so the cost does not grow with the size of the set.
     """
     q, other = Question, aliased(Question)
-    in_set = other.set_id == q.set_id
+    in_set = (other.set_id == q.set_id) & other.retired_at.is_(None)
     before = tuple_(other.position, other.id) < tuple_(q.position, q.id)
     after = tuple_(other.position, other.id) > tuple_(q.position, q.id)
     previous_id = (
@@ -520,6 +526,7 @@ def _question_rows() -> Select:
             q.versions,
             q.difficulty,
             q.level,
+            q.retired_at,
         )
         .join(QuestionSet, q.set_id == QuestionSet.id)
         .outerjoin(Topic, q.topic_id == Topic.id)

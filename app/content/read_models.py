@@ -249,6 +249,7 @@ class QuestionView:
     next_id: int | None
     errata: tuple[Erratum, ...] = ()  # open errata, shown on the question
     scope: Scope = Scope()  # what it holds for and asks, shown to authors
+    retired: bool = False  # an author retired it: out of practice, set lists and new exams
 
     def related_links(self, threshold: float) -> tuple[NoteLink, ...]:
         """The note links learners see (see `is_related`)."""

@@ -112,7 +112,7 @@ def remember_seed(session: Session, digest: str) -> None:
 
 # Built once: every answer runs it, and a prebuilt statement skips construction and keying.
 _ANSWER_KEY = (
-    select(Question.revision, Question.kind, Choice.id, Choice.is_correct)
+    select(Question.revision, Question.kind, Choice.id, Choice.is_correct, Question.retired_at)
     .join(Choice, Choice.question_id == Question.id)
     .where(Question.id == bindparam("question_id"))
     .order_by(Choice.position)
@@ -125,6 +125,8 @@ def grade(session: Session, question_id: int, choice_ids: Sequence[int]) -> Grad
     if not rows:
         raise NotFound(f"There is no question number {question_id}.")
     revision, kind = rows[0].revision, rows[0].kind
+    if rows[0].retired_at is not None:
+        raise InvalidAnswer("This question was retired: it is no longer practised.")
     selected = tuple(dict.fromkeys(choice_ids))
     if not selected:
         raise InvalidAnswer("Choose an answer first.")

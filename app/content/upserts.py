@@ -13,7 +13,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.content.bundle import ChoiceData, QuestionData, ReferenceData, Report, Scope
-from app.content.models import Choice, Question, QuestionReference, QuestionSet, utcnow
+from app.content.models import IN_USE, Choice, Question, QuestionReference, QuestionSet, utcnow
 
 
 @dataclass
@@ -86,13 +86,13 @@ def upsert_questions(
 
 
 def number_set(session: Session, set_id: int) -> None:
-    """Give the set's questions their places (1, 2, ...) and the set its size.
+    """Give the set's questions in use their places (1, 2, ...) and the set its size.
 
     Only the places that moved are written: appending to a set writes the new rows alone.
     """
     rows = session.execute(
         select(Question.id, Question.ordinal)
-        .where(Question.set_id == set_id)
+        .where(Question.set_id == set_id, IN_USE)
         .order_by(Question.position, Question.id)
     ).all()
     moved = [
@@ -100,6 +100,9 @@ def number_set(session: Session, set_id: int) -> None:
         for place, (qid, ordinal) in enumerate(rows, start=1)
         if ordinal != place
     ]
+    # a retired question has no place in its set
+    retired = select(Question.id).where(Question.set_id == set_id, ~IN_USE, Question.ordinal != 0)
+    moved += [{"id": qid, "ordinal": 0} for qid in session.scalars(retired)]
     if moved:
         session.execute(update(Question), moved)
     session.execute(

@@ -13,6 +13,7 @@ from app.content.blueprints import ExamBlueprint
 from app.content.errata import disputed_keys
 from app.content.markdown import render, render_inline
 from app.content.models import (
+    IN_USE,
     Choice,
     Question,
     QuestionReference,
@@ -32,13 +33,13 @@ def ordered_question_ids(session: Session, *where: Any) -> tuple[int, ...]:
     """The ids of questions an exam may score that match where, in set and position order.
 
     A question whose key an open erratum disputes is left out until an author resolves it;
-    practice still shows it, with the erratum.
+    practice still shows it, with the erratum. A retired question is left out for good.
     """
     return tuple(
         session.scalars(
             select(Question.id)
             .join(QuestionSet, Question.set_id == QuestionSet.id)
-            .where(*where, Question.id.not_in(disputed_keys()))
+            .where(*where, IN_USE, Question.id.not_in(disputed_keys()))
             .order_by(QuestionSet.slug, Question.position)
         )
     )

@@ -259,7 +259,9 @@ def test_an_author_adds_a_question_to_a_set(user_client, db, qid):
     new_id = question_id(db, "2", "basics")
     assert response.headers["location"] == f"/author/questions/{new_id}/edit?done=question-added"
     assert _numbers(db, new_id) == [(1, "A new question")]
-    assert "Which is new?" in author.get("/sets/basics").text
-    assert author.get("/author/questions/new?set=nowhere").status_code == 404
-    assert author.get("/author/questions/new?set=Bad!").status_code in (404, 422)
+    listing = author.get("/sets/basics").text
+    assert "Which is new?" in listing and 'href="/author/questions/new?set=basics"' in listing
+    assert author.get("/author/questions/new?set=nowhere").status_code == 422
+    assert author.get("/author/questions/new?set=Bad!").status_code == 422
+    assert author.get("/author/questions/new").status_code == 422
     assert user_client("lee").get("/author/questions/new?set=basics").status_code == 403
