@@ -8,6 +8,7 @@ class ChoiceData:
     text: str
     correct: bool
     feedback: str = ""  # shown to a learner who chose it, after the answer
+    fixed: bool = False  # keeps its place when the choices are shuffled
 
 
 @dataclass

@@ -48,7 +48,7 @@ class Draft:
             explanation=content["explanation"],
             kind=content["kind"],
             choices=[
-                ChoiceData(c["text"], c["correct"], c.get("feedback", ""))
+                ChoiceData(c["text"], c["correct"], c.get("feedback", ""), c.get("fixed", False))
                 for c in content["choices"]
             ],
             references=[

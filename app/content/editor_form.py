@@ -25,12 +25,13 @@ class Posted:
     action: str  # "save", "preview", "add-choice", "add-reference", "up-2", "remove-3", ...
 
 
-def read_form(field: Field, rights: list[str]) -> Posted:
-    """Read the editor's fields; rows left wholly empty are dropped."""
+def read_form(field: Field, rights: list[str], fixed: list[str] | None = None) -> Posted:
+    """Read the editor's fields (every choice row, empty or not)."""
     count = whole_number(field("choices"), 0, MAX_CHOICES) or 0
     marked = set(whole_numbers(rights[:MAX_CHOICES], 1, MAX_CHOICES) or [])
+    kept = set(whole_numbers((fixed or [])[:MAX_CHOICES], 1, MAX_CHOICES) or [])
     choices = [
-        ChoiceData(field(f"choice-{n}-text"), n in marked, field(f"choice-{n}-feedback"))
+        ChoiceData(field(f"choice-{n}-text"), n in marked, field(f"choice-{n}-feedback"), n in kept)
         for n in range(1, count + 1)
     ]
     references = []
@@ -42,7 +43,7 @@ def read_form(field: Field, rights: list[str]) -> Posted:
         stem=field("stem"),
         explanation=field("explanation"),
         kind="multi" if field("kind") == "multi" else "single",
-        choices=[c for c in choices if c.text.strip() or c.feedback.strip() or c.correct],
+        choices=choices,
         references=references,
         topic=field("topic") or None,
         # an unknown value is kept, so the shared checks refuse it by name
@@ -55,6 +56,11 @@ def read_form(field: Field, rights: list[str]) -> Posted:
 
 
 _REF_PARTS = ("url", "title", "version")
+
+
+def drop_empty_rows(draft: Draft) -> None:
+    """Drop the choice rows left wholly empty, before a save is checked."""
+    draft.choices = [c for c in draft.choices if c.text.strip() or c.feedback.strip() or c.correct]
 
 
 def apply(draft: Draft, action: str) -> bool:

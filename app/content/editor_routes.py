@@ -20,7 +20,7 @@ from app.content.bundle import DIFFICULTIES, LEVELS
 from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
 from app.content.dependencies import QuestionId
 from app.content.editor import Draft, DraftRefused, EditConflict, Editing
-from app.content.editor_form import Posted, apply, read_form
+from app.content.editor_form import Posted, apply, drop_empty_rows, read_form
 from app.content.markdown import render as render_markdown
 from app.content.markdown import render_inline
 from app.content.revisions import NOTE_MAX
@@ -147,12 +147,16 @@ async def edit_question_form(
 async def _posted(request: Request) -> Posted:
     async with request.form(max_files=0, max_fields=300) as form:
         rights = [v for v in form.getlist("right") if isinstance(v, str)]
+        fixed = [v for v in form.getlist("fixed") if isinstance(v, str)]
 
         def field(name: str) -> str:
             value = form.get(name)
             return value if isinstance(value, str) else ""
 
-        return read_form(field, rights)
+        posted = read_form(field, rights, fixed)
+    if posted.action == "save":
+        drop_empty_rows(posted.draft)
+    return posted
 
 
 @router.post("/author/questions/{question_id}/edit", name="edit_question_post")

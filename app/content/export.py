@@ -90,6 +90,7 @@ def _question(question: Question, links: dict[int, list[str]]) -> dict[str, Any]
         "choices": [
             {"text": c.text_md, "correct": c.is_correct}
             | ({"feedback": c.feedback_md} if c.feedback_md else {})
+            | ({"fixed": True} if c.keeps_place else {})
             for c in question.choices
         ],
         "explanation": question.explanation_md,

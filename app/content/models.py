@@ -13,6 +13,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -112,6 +113,9 @@ class Choice(Base):
     is_correct: Mapped[bool] = mapped_column(default=False)
     # shown to a learner who chose it, after the answer: why it is right or wrong
     feedback_md: Mapped[str] = mapped_column(Text, default="", server_default="")
+    # an author's word that it keeps its place when choices are shuffled (besides the
+    # "All of the above" kind, which always does)
+    keeps_place: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class QuestionRevision(Base):

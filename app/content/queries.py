@@ -9,6 +9,7 @@ from sqlalchemy import (
     String,
     bindparam,
     cast,
+    false,
     func,
     literal_column,
     null,
@@ -468,7 +469,13 @@ def question(session: Session, question_id: int) -> QuestionView:
         stem_html=render(found.stem_md),
         explanation_md=found.explanation_md,
         choices=tuple(
-            ChoiceView(r.part_id, r.part_position, render_inline(r.text), is_fixed_choice(r.text))
+            ChoiceView(
+                r.part_id,
+                r.part_position,
+                render_inline(r.text),
+                bool(r.fixed) or is_fixed_choice(r.text),
+                render(r.feedback) if r.feedback else "",
+            )
             for r in parts
             if r.part == "choice"
         ),
@@ -537,7 +544,7 @@ def _question_rows() -> Select:
     parts = _question_parts()
     return (
         select(head, parts.c.part, parts.c.part_id, parts.c.part_position, parts.c.text)
-        .add_columns(parts.c.url, parts.c.version)
+        .add_columns(parts.c.url, parts.c.version, parts.c.feedback, parts.c.fixed)
         .outerjoin(parts, parts.c.question_id == head.c.id)
         .order_by(parts.c.part, parts.c.part_position)
     )
@@ -554,6 +561,8 @@ def _question_parts() -> Subquery:
         Choice.text_md.label("text"),
         text.label("url"),
         text.label("version"),
+        Choice.feedback_md.label("feedback"),
+        Choice.keeps_place.label("fixed"),
     ).where(Choice.question_id == bindparam("question_id"))
     references = select(
         QuestionReference.question_id,
@@ -563,6 +572,8 @@ def _question_parts() -> Subquery:
         QuestionReference.title,
         QuestionReference.url,
         QuestionReference.version,
+        text,
+        false(),
     ).where(QuestionReference.question_id == bindparam("question_id"))
     return union_all(choices, references).subquery("part")
 

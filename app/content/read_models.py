@@ -194,6 +194,7 @@ class ChoiceView:
     position: int
     html: str
     fixed: bool = False  # "All of the above" and the like keep their place when shuffled
+    feedback_html: str = ""  # the author's word on this choice, shown after answering
 
 
 @dataclass(frozen=True)

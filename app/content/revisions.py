@@ -42,13 +42,19 @@ class RevisionView:
 def snapshots(session: Session, ids: list[int]) -> dict[int, Content]:
     """The authored content of each question named, as a revision keeps it."""
     choices: dict[int, list[dict[str, Any]]] = {}
-    for qid, text, correct, feedback in session.execute(
-        select(Choice.question_id, Choice.text_md, Choice.is_correct, Choice.feedback_md)
+    for qid, text, correct, feedback, fixed in session.execute(
+        select(
+            Choice.question_id,
+            Choice.text_md,
+            Choice.is_correct,
+            Choice.feedback_md,
+            Choice.keeps_place,
+        )
         .where(Choice.question_id.in_(ids))
         .order_by(Choice.question_id, Choice.position)
     ):
         choices.setdefault(qid, []).append(
-            {"text": text, "correct": bool(correct), "feedback": feedback}
+            {"text": text, "correct": bool(correct), "feedback": feedback, "fixed": bool(fixed)}
         )
     references = stored_references(session, ids)
     notes: dict[int, list[str]] = {}
@@ -171,7 +177,9 @@ def as_lines(content: Content) -> list[str]:
     lines = [f"Stem: {line}" for line in content["stem"].splitlines() or [""]]
     lines.append(f"Kind: {content['kind']}")
     for n, choice in enumerate(content["choices"], start=1):
-        mark = "right" if choice["correct"] else "wrong"
+        mark = ("right" if choice["correct"] else "wrong") + (
+            ", keeps its place" if choice.get("fixed") else ""
+        )
         lines += [f"Choice {n} ({mark}): {line}" for line in choice["text"].splitlines() or [""]]
         if choice.get("feedback"):
             lines += [f"Feedback {n}: {line}" for line in choice["feedback"].splitlines()]

@@ -176,7 +176,7 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
             Question.accepted,
         ).where(Question.set_id == set_id, Question.key.in_(keys))
     ).all()
-    choices: dict[int, list[tuple[int, int, str, bool, str]]] = {}
+    choices: dict[int, list[tuple[int, int, str, bool, str, bool]]] = {}
     for choice in session.execute(
         select(
             Choice.question_id,
@@ -185,6 +185,7 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
             Choice.text_md,
             Choice.is_correct,
             Choice.feedback_md,
+            Choice.keeps_place,
         )
         .where(Choice.question_id.in_([row.id for row in rows]))
         .order_by(Choice.question_id, Choice.position)
@@ -194,7 +195,7 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
     stored = {}
     for qid, key, topic_id, revision, stem, explanation, kind, *scoped in rows:
         mine = choices.get(qid, [])
-        state = (stem, explanation, kind, [(text, ok, fb) for _, _, text, ok, fb in mine])
+        state = (stem, explanation, kind, [tuple(choice[2:]) for choice in mine])
         positions = {position: cid for cid, position, *_ in mine}
         refs = references.get(qid, [])
         versions, difficulty, level, accepted = scoped
@@ -208,7 +209,7 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
 def _state(item: QuestionData, kept: list[ReferenceData], scope: Scope) -> tuple[object, ...]:
     """What an edit is judged by; references or scope left out of the item keep the stored."""
     references = kept if item.references is None else item.references
-    choices = [(c.text, c.correct, c.feedback) for c in item.choices]
+    choices = [(c.text, c.correct, c.feedback, c.fixed) for c in item.choices]
     return item.stem, item.explanation, item.kind, choices, references, item.scope or scope
 
 
@@ -270,7 +271,12 @@ class _ChoiceChanges:
 
 
 def _choice_values(choice: ChoiceData) -> dict:
-    return {"text_md": choice.text, "is_correct": choice.correct, "feedback_md": choice.feedback}
+    return {
+        "text_md": choice.text,
+        "is_correct": choice.correct,
+        "feedback_md": choice.feedback,
+        "keeps_place": choice.fixed,
+    }
 
 
 def _choice(question_id: int, position: int, choice: ChoiceData) -> dict:

@@ -139,7 +139,14 @@ _SNAPSHOT_QUESTIONS = (
     .where(Question.id.in_(bindparam("ids", expanding=True)))
 )
 _SNAPSHOT_CHOICES = (
-    select(Choice.question_id, Choice.id, Choice.position, Choice.text_md, Choice.is_correct)
+    select(
+        Choice.question_id,
+        Choice.id,
+        Choice.position,
+        Choice.text_md,
+        Choice.is_correct,
+        Choice.keeps_place,
+    )
     .where(Choice.question_id.in_(bindparam("ids", expanding=True)))
     .order_by(Choice.question_id, Choice.position)
 )
@@ -201,7 +208,9 @@ def _snapshot(
     seed: str,
 ) -> dict[str, Any]:
     choices = tuple(
-        ChoiceView(c.id, c.position, render_inline(c.text_md), is_fixed_choice(c.text_md))
+        ChoiceView(
+            c.id, c.position, render_inline(c.text_md), c.keeps_place or is_fixed_choice(c.text_md)
+        )
         for c in choice_rows
     )
     shown = shuffle_choices(choices, seed) if shuffle else choices

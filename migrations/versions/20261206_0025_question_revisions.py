@@ -101,6 +101,9 @@ def upgrade() -> None:
     op.add_column(
         'choice', sa.Column('feedback_md', sa.Text(), server_default='', nullable=False)
     )
+    op.add_column(
+        'choice', sa.Column('keeps_place', sa.Boolean(), server_default=sa.false(), nullable=False)
+    )
     op.add_column('question', sa.Column('retired_at', sa.DateTime(timezone=True), nullable=True))
     _baseline()
 
@@ -132,7 +135,7 @@ def _contents(bind: sa.Connection, ids: list[int]) -> list[dict]:
         .order_by(choice.c.question_id, choice.c.position)
     ):
         choices.setdefault(qid, []).append(
-            {'text': text, 'correct': bool(correct), 'feedback': ''}
+            {'text': text, 'correct': bool(correct), 'feedback': '', 'fixed': False}
         )
     references: dict[int, list[dict]] = {}
     for qid, url, title, version in bind.execute(
@@ -182,6 +185,7 @@ def _contents(bind: sa.Connection, ids: list[int]) -> list[dict]:
 
 def downgrade() -> None:
     op.drop_column('question', 'retired_at')
+    op.drop_column('choice', 'keeps_place')
     op.drop_column('choice', 'feedback_md')
     op.drop_index(op.f('ix_question_revision_author_id'), table_name='question_revision')
     op.drop_table('question_revision')

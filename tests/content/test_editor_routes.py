@@ -265,3 +265,39 @@ def test_an_author_adds_a_question_to_a_set(user_client, db, qid):
     assert author.get("/author/questions/new?set=Bad!").status_code == 422
     assert author.get("/author/questions/new").status_code == 422
     assert user_client("lee").get("/author/questions/new?set=basics").status_code == 403
+
+
+def test_a_choice_kept_in_place_and_its_feedback_reach_the_learner(user_client, db, qid):
+    author = user_client("ann", role="author")
+    form = _form(author, qid) | {
+        "note": "Feedback",
+        "fixed": ["3"],
+        "choice-1-feedback": "Yes: the *first* one.",
+    }
+    assert author.post(f"/author/questions/{qid}/edit", data=form).status_code == 200
+    with db.session_scope() as session:
+        rows = session.execute(
+            select(Choice.keeps_place).where(Choice.question_id == qid).order_by(Choice.position)
+        ).scalars()
+        assert list(rows) == [False, False, True]
+    assert (
+        'id="fixed-3" name="fixed" value="3" checked'
+        in author.get(f"/author/questions/{qid}/edit").text
+    )
+    learner = user_client("lee")
+    right = learner.post(f"/questions/{qid}", data={"choice": _choice_id(db, qid, 1)})
+    assert "Yes: the <em>first</em> one." in right.text
+    with db.session_scope() as session:
+        from app.content.queries import question
+
+        view = question(session, qid)
+    assert [c.fixed for c in view.choices] == [False, False, True]
+
+
+def _choice_id(db: Database, qid: int, position: int) -> str:
+    with db.session_scope() as session:
+        return str(
+            session.scalar(
+                select(Choice.id).where(Choice.question_id == qid, Choice.position == position)
+            )
+        )

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from playwright.sync_api import Page, expect
 
 from tests.e2e.support import (
+    SET_PATH,
     Account,
     assert_accessible,
     assert_markup_accessible,
@@ -83,3 +84,17 @@ def test_the_editor_works_without_javascript(
     _fix_and_restore(
         no_js_page, "An output tensor: the engine keeps its bindings, by name, for it.", check
     )
+
+
+def test_the_new_question_form_is_accessible_on_a_phone(
+    page: Page, create_account: Callable[..., Account]
+) -> None:
+    page.set_viewport_size(PHONE)
+    log_in(page, create_account("author", role="author"))
+    page.goto(SET_PATH)
+    page.get_by_role("link", name="Add a question to this set").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("New question")
+    page.get_by_role("button", name="Add a choice").click()  # nothing is saved
+    expect(page.get_by_label("Choice 5", exact=True)).to_be_visible()
+    assert_accessible(page, "new question")
+    assert_no_horizontal_scroll(page, "new question")
