@@ -16,6 +16,7 @@ URL, REFERENCE_TITLE, VERSION = 2000, 300, 80  # the columns of question_referen
 MAX_REFERENCES = 20  # a question's sources; more is a reading list, not a reference
 MAX_VERSIONS = 6
 MAX_CHOICES = 26  # A to Z
+TEXT = 20_000  # a stem, choice, feedback or explanation: a page of text at most
 # A product and its version: "TensorRT 10.x", "TensorRT-LLM 1.2", "Triton 25.x"
 PRODUCT_VERSION = re.compile(r"[A-Za-z][\w.+-]*( [A-Za-z][\w.+-]*){0,3} \d+(\.(\d+|x))*")
 # Spaces, control and invisible formatting characters (which can disguise where a link
@@ -164,6 +165,11 @@ def question_problems(question: QuestionData) -> list[Problem]:
         if choice.feedback:
             texts[f"feedback {n}"] = choice.feedback
     texts["explanation"] = question.explanation
+    problems += [
+        Problem(name.replace(" ", "-"), f"{owner}: {message}")
+        for name, text in texts.items()
+        if (message := _too_long(name, text, TEXT)) is not None
+    ]
     problems += [
         Problem(name.replace(" ", "-"), message) for name, message in _hidden(owner, **texts)
     ]

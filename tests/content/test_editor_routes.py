@@ -124,6 +124,7 @@ def test_a_save_that_changes_nothing_keeps_no_revision(user_client, db, qid):
         ({"choice-2-text": "", "choice-3-text": ""}, "choices", "needs at least 2 choices"),
         ({"choice-2-text": "Bad\u202eword"}, "choice-2", "invisible character U+202E"),
         ({"reference-1-url": "ftp://example.com/x"}, "reference-1", "must be an absolute address"),
+        ({"stem": "x" * 20_001}, "stem", "at most 20000 fit"),
         ({"difficulty": "brutal"}, "difficulty", "difficulty must be one of"),
         ({"versions": "TensorRT"}, "versions", "must name a product and a version"),
         ({"topic": "nowhere"}, "topic", "There is no topic 'nowhere'"),
