@@ -76,7 +76,7 @@ def _editor(
 
 
 def _errors(problems: list[Problem]) -> dict[str, str]:
-    """One message per field (the first), plus every message under "all" for the summary."""
+    """The first message about each field, shown beside it (the summary lists them all)."""
     errors: dict[str, str] = {}
     for problem in problems:
         errors.setdefault(problem.field, problem.message)
