@@ -21,12 +21,15 @@ from app.content.editor import Draft, DraftRefused, EditConflict
 from app.content.revisions import NOTE_MAX
 from app.web.dependencies import DatabaseDep
 from app.web.forms import INT32_MAX
-from app.web.schemas import NOT_FOUND
+from app.web.schemas import NOT_FOUND, ErrorOut
 
 router = APIRouter(
     prefix="/api/v1/author",
     tags=["authoring"],
-    responses=NOT_FOUND,
+    responses={
+        **NOT_FOUND,
+        403: {"model": ErrorOut, "description": "Not an author, or a token scope below author"},
+    },
     dependencies=[Depends(load_viewer)],
 )
 Author = Annotated[Viewer, Depends(require_role("author"))]
@@ -130,7 +133,10 @@ async def get_authored_question(
 @router.put(
     "/questions/{question_id}",
     response_model=AuthoredQuestion,
-    responses={409: {"description": "Someone saved a newer revision"}, 422: {}},
+    responses={
+        409: {"description": "Someone saved a newer revision: `latest` is its number"},
+        422: {"description": "The content breaks the rules: `problems` name each field"},
+    },
 )
 async def put_authored_question(
     question_id: QuestionId, body: QuestionSave, viewer: Author, db: DatabaseDep
