@@ -21,7 +21,7 @@ from app.accounts import routes as accounts_routes
 from app.accounts.dependencies import AddressTurns, load_viewer, require_role
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
-from app.content import report_routes
+from app.content import editor_api, editor_routes, report_routes
 from app.content import routes as content_routes
 from app.content.service import current_version
 from app.db import Database, utcnow
@@ -129,8 +129,15 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     install_error_handlers(app)
     install_openapi(app)
     mount_static(app)
-    pages = (content_routes, report_routes, search_routes, progress_routes, study_routes)
-    apis = (content_api, search_api, progress_api, exam_api, accounts_api)
+    pages = (
+        content_routes,
+        report_routes,
+        editor_routes,
+        search_routes,
+        progress_routes,
+        study_routes,
+    )
+    apis = (content_api, editor_api, search_api, progress_api, exam_api, accounts_api)
     for api in apis:
         _name_apart(api.router)
     _name_apart(combined.api)

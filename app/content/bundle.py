@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 class ChoiceData:
     text: str
     correct: bool
+    feedback: str = ""  # shown to a learner who chose it, after the answer
+    fixed: bool = False  # keeps its place when the choices are shuffled
 
 
 @dataclass

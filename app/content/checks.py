@@ -4,6 +4,7 @@ text without invisible characters that reorder or hide what it says."""
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from app.content.bundle import DIFFICULTIES, LEVELS, Bundle, QuestionData, ReferenceData, Scope
@@ -14,6 +15,8 @@ SLUG, TITLE, KEY, HEADING, AUTHOR = 120, 200, 60, 300, 200
 URL, REFERENCE_TITLE, VERSION = 2000, 300, 80  # the columns of question_reference
 MAX_REFERENCES = 20  # a question's sources; more is a reading list, not a reference
 MAX_VERSIONS = 6
+MAX_CHOICES = 26  # A to Z
+TEXT = 20_000  # a stem, choice, feedback or explanation: a page of text at most
 # A product and its version: "TensorRT 10.x", "TensorRT-LLM 1.2", "Triton 25.x"
 PRODUCT_VERSION = re.compile(r"[A-Za-z][\w.+-]*( [A-Za-z][\w.+-]*){0,3} \d+(\.(\d+|x))*")
 # Spaces, control and invisible formatting characters (which can disguise where a link
@@ -113,77 +116,145 @@ def check_bundle(bundle: Bundle) -> None:
         _shown(erratum.line, f"erratum on {erratum.target!r}", text=erratum.text)
 
 
+@dataclass(frozen=True)
+class Problem:
+    """What keeps a part of a question from being stored, and which part: "key", "stem",
+    "choices", "choice-N", "feedback-N", "explanation", "references", "reference-N",
+    "difficulty", "level", "versions" or "accepted"."""
+
+    field: str
+    message: str
+
+
 def _check_question(question: QuestionData) -> None:
-    line = question.line or 1
-    _fits(line, "question number", question.key, KEY)
-    right = sum(choice.correct for choice in question.choices)
-    if right == 0:
-        raise InvalidContent(line, f"question {question.key!r} has no correct choice")
-    if question.kind == "single" and right > 1:
-        raise InvalidContent(
-            line,
-            f"question {question.key!r} takes one answer but marks {right} choices correct "
-            "(make it kind 'multi', or mark one)",
-        )
-    choices = {f"choice {n}": choice.text for n, choice in enumerate(question.choices, start=1)}
-    _shown(
-        line,
-        f"question {question.key!r}",
-        stem=question.stem,
-        **choices,
-        explanation=question.explanation,
-    )
+    problems = question_problems(question)
+    if problems:
+        raise InvalidContent(question.line or 1, problems[0].message)
     if question.notes is not None:
         question.notes = list(dict.fromkeys(question.notes))
+
+
+def question_problems(question: QuestionData) -> list[Problem]:
+    """Everything that keeps a question from being stored (imports and the editor alike)."""
+    owner = f"question {question.key!r}"
+    problems = []
+    if (long := _too_long("question number", question.key, KEY)) is not None:
+        problems.append(Problem("key", long))
+    if not question.stem.strip():
+        problems.append(Problem("stem", f"{owner} has no text"))
+    if len(question.choices) < 2:
+        problems.append(Problem("choices", f"{owner} needs at least 2 choices"))
+    elif len(question.choices) > MAX_CHOICES:
+        problems.append(Problem("choices", f"{owner} has more than {MAX_CHOICES} choices"))
+    right = sum(choice.correct for choice in question.choices)
+    if right == 0:
+        problems.append(Problem("choices", f"{owner} has no correct choice"))
+    if question.kind == "single" and right > 1:
+        problems.append(
+            Problem(
+                "choices",
+                f"{owner} takes one answer but marks {right} choices correct "
+                "(make it kind 'multi', or mark one)",
+            )
+        )
+    texts = {"stem": question.stem}
+    for n, choice in enumerate(question.choices, start=1):
+        if not choice.text.strip():
+            problems.append(Problem(f"choice-{n}", f"{owner}: choice {n} has no text"))
+        texts[f"choice {n}"] = choice.text
+        if choice.feedback:
+            texts[f"feedback {n}"] = choice.feedback
+    texts["explanation"] = question.explanation
+    problems += [
+        Problem(name.replace(" ", "-"), f"{owner}: {message}")
+        for name, text in texts.items()
+        if (message := _too_long(name, text, TEXT)) is not None
+    ]
+    problems += [
+        Problem(name.replace(" ", "-"), message) for name, message in _hidden(owner, **texts)
+    ]
     if question.references is not None:
-        check_references(line, repr(question.key), question.references)
+        problems += reference_problems(repr(question.key), question.references)
     if question.scope is not None:
-        check_scope(line, repr(question.key), question.scope)
+        problems += scope_problems(repr(question.key), question.scope)
+    return problems
 
 
 def check_scope(line: int, owner: str, scope: Scope) -> None:
     """Refuse a difficulty or level not on the list, and versions not named as "TensorRT 10.x"."""
+    for problem in scope_problems(owner, scope):
+        raise InvalidContent(line, problem.message)
+
+
+def scope_problems(owner: str, scope: Scope) -> list[Problem]:
+    """What is wrong with a scope: a difficulty or level not on the list, versions not named
+    as "TensorRT 10.x", accepted finding kinds not written as kinds."""
+    problems = []
     if scope.difficulty is not None and scope.difficulty not in DIFFICULTIES:
-        raise InvalidContent(line, f"{owner}: difficulty must be one of {', '.join(DIFFICULTIES)}")
+        problems.append(
+            Problem("difficulty", f"{owner}: difficulty must be one of {', '.join(DIFFICULTIES)}")
+        )
     if scope.level is not None and scope.level not in LEVELS:
-        raise InvalidContent(line, f"{owner}: level must be one of {', '.join(LEVELS)}")
+        problems.append(Problem("level", f"{owner}: level must be one of {', '.join(LEVELS)}"))
     if len(scope.versions) > MAX_VERSIONS:
-        raise InvalidContent(line, f"{owner}: at most {MAX_VERSIONS} versions")
+        problems.append(Problem("versions", f"{owner}: at most {MAX_VERSIONS} versions"))
     if len(scope.accepted) > MAX_VERSIONS or not all(
         re.fullmatch(r"[a-z]+(-[a-z]+)*", kind) and len(kind) <= 40 for kind in scope.accepted
     ):
-        raise InvalidContent(
-            line, f"{owner}: accepted lists at most {MAX_VERSIONS} finding kinds, like 'length-cue'"
-        )
-    for version in scope.versions:
-        if not PRODUCT_VERSION.fullmatch(version):
-            raise InvalidContent(
-                line,
-                f"{owner}: version {version[:80]!r} must name a product and a version, "
-                "like 'TensorRT 10.x' or 'TensorRT-LLM 1.2'",
+        problems.append(
+            Problem(
+                "accepted",
+                f"{owner}: accepted lists at most {MAX_VERSIONS} finding kinds, like 'length-cue'",
             )
+        )
+    problems += [
+        Problem(
+            "versions",
+            f"{owner}: version {version[:80]!r} must name a product and a version, "
+            "like 'TensorRT 10.x' or 'TensorRT-LLM 1.2'",
+        )
+        for version in scope.versions
+        if not PRODUCT_VERSION.fullmatch(version)
+    ]
+    return problems
 
 
 def check_references(line: int, owner: str, references: list[ReferenceData]) -> None:
     """Refuse references that are not links to web pages, too long, too many or repeated."""
+    for problem in reference_problems(owner, references):
+        raise InvalidContent(line, problem.message)
+
+
+def reference_problems(owner: str, references: list[ReferenceData]) -> list[Problem]:
+    """What is wrong with a question's references, each problem named by its reference."""
     if len(references) > MAX_REFERENCES:
-        raise InvalidContent(
-            line, f"question {owner} has {len(references)} references; at most {MAX_REFERENCES}"
-        )
-    seen: set[str] = set()
+        return [
+            Problem(
+                "references",
+                f"question {owner} has {len(references)} references; at most {MAX_REFERENCES}",
+            )
+        ]
+    problems, seen = [], set()
     for number, reference in enumerate(references, start=1):
-        where = f"question {owner}, reference {number}"
-        problem = url_problem(reference.url)
-        if problem is not None:
-            raise InvalidContent(line, f"{where}: the url {problem}")
-        if reference.url in seen:
-            raise InvalidContent(line, f"{where}: the url {reference.url!r} is cited twice")
+        field, where = f"reference-{number}", f"question {owner}, reference {number}"
+        found = []
+        if (problem := url_problem(reference.url)) is not None:
+            found.append(f"{where}: the url {problem}")
+        elif reference.url in seen:
+            found.append(f"{where}: the url {reference.url!r} is cited twice")
         seen.add(reference.url)
         if reference.title is not None and not reference.title.strip():
-            raise InvalidContent(line, f"{where}: the title is empty (leave it out instead)")
-        _fits(line, f"{where} title", reference.title or "", REFERENCE_TITLE)
-        _fits(line, f"{where} version", reference.version or "", VERSION)
-        _shown(line, where, title=reference.title or "", version=reference.version or "")
+            found.append(f"{where}: the title is empty (leave it out instead)")
+        for what, value, limit in (
+            ("title", reference.title or "", REFERENCE_TITLE),
+            ("version", reference.version or "", VERSION),
+        ):
+            if (long := _too_long(f"{where} {what}", value, limit)) is not None:
+                found.append(long)
+        texts = {"title": reference.title or "", "version": reference.version or ""}
+        found += [message for _, message in _hidden(where, **texts)]
+        problems += [Problem(field, message) for message in found]
+    return problems
 
 
 def url_problem(url: str) -> str | None:
@@ -209,20 +280,34 @@ def url_problem(url: str) -> str | None:
     return None
 
 
-def _fits(line: int, what: str, value: str, limit: int) -> None:
+def _too_long(what: str, value: str, limit: int) -> str | None:
     if len(value) > limit:
-        raise InvalidContent(
-            line, f"the {what} is {len(value)} characters long; at most {limit} fit"
-        )
+        return f"the {what} is {len(value)} characters long; at most {limit} fit"
+    return None
+
+
+def _fits(line: int, what: str, value: str, limit: int) -> None:
+    if (message := _too_long(what, value, limit)) is not None:
+        raise InvalidContent(line, message)
+
+
+def _hidden(owner: str, **texts: str) -> list[tuple[str, str]]:
+    """(name, message) for each text of owner's that holds an invisible character."""
+    found = []
+    for name, text in texts.items():
+        if (hidden := hidden_character(text)) is not None:
+            at, which = hidden
+            found.append(
+                (
+                    name,
+                    f"{owner}: the {name} holds the invisible character {which} at character "
+                    f"{at}; such characters reorder or hide text, remove it",
+                )
+            )
+    return found
 
 
 def _shown(line: int, owner: str, **texts: str) -> None:
     """Refuse a text of owner's that holds an invisible character, naming the text and where."""
-    for name, text in texts.items():
-        if (found := hidden_character(text)) is not None:
-            at, which = found
-            raise InvalidContent(
-                line,
-                f"{owner}: the {name} holds the invisible character {which} at character "
-                f"{at}; such characters reorder or hide text, remove it",
-            )
+    for _, message in _hidden(owner, **texts):
+        raise InvalidContent(line, message)

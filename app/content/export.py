@@ -87,7 +87,12 @@ def _question(question: Question, links: dict[int, list[str]]) -> dict[str, Any]
         "set": question.question_set.slug,
         "topic": _slug(question.topic),
         "stem": question.stem_md,
-        "choices": [{"text": c.text_md, "correct": c.is_correct} for c in question.choices],
+        "choices": [
+            {"text": c.text_md, "correct": c.is_correct}
+            | ({"feedback": c.feedback_md} if c.feedback_md else {})
+            | ({"fixed": True} if c.keeps_place else {})
+            for c in question.choices
+        ],
         "explanation": question.explanation_md,
         "kind": question.kind,
         "source": question.source,

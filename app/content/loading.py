@@ -15,6 +15,7 @@ from functools import partial
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased, selectinload
 
+from app.content import revisions
 from app.content.blueprints import check_blueprint, load_blueprints
 from app.content.bundle import (
     Bundle,
@@ -60,9 +61,11 @@ class Changes:
 
 
 class Loader:
-    def __init__(self, bundle: Bundle, report: Report) -> None:
+    def __init__(self, bundle: Bundle, report: Report, author_id: int | None = None) -> None:
         self.bundle = bundle
         self.report = report
+        self.author_id = author_id  # who imports (None from the command line), for revisions
+        self.note = f"Imported from {report.file}"
         self.changes = Changes()
         self._sections: dict[tuple[str, str], int] | None = None
 
@@ -145,6 +148,7 @@ class Loader:
         linked = {written.ids[item.key]: item.notes for _, item in chunk if item.notes is not None}
         if linked:
             self._set_explicit_links(session, linked)
+        revisions.record(session, list(written.ids.values()), self.author_id, self.note)
 
     def _set_explicit_links(self, session: Session, wanted: dict[int, list[str]]) -> None:
         """Make each question's explicit links exactly the sections named (a few queries).
@@ -201,8 +205,11 @@ class Loader:
 
     def _placements(self, session: Session) -> None:
         topics = {t.slug: t for t in session.scalars(select(Topic))}
+        placed = []
         for placement in self.bundle.placements:
             target = _find(session, placement.kind, placement.ref)
+            if isinstance(target, Question):
+                placed.append(target.id)
             if placement.topic is not None:
                 target.topic = topics[placement.topic]
             if placement.notes is not None:
@@ -216,6 +223,7 @@ class Loader:
                 self._set_scope(target, placement.scope)
             self.report.count("placed")
         session.flush()
+        revisions.record(session, placed, self.author_id, self.note)
 
     def _set_references(
         self, session: Session, question: Question, references: list[ReferenceData]

@@ -13,6 +13,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -81,6 +82,9 @@ class Question(Base):
     accepted: Mapped[list[str]] = mapped_column(JSON, default=list, server_default="[]")
     revision: Mapped[int] = mapped_column(Integer, default=1)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # set when an author retires it: it leaves practice, set lists and new exams; its
+    # history, past attempts and answers stay
+    retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     question_set: Mapped[QuestionSet] = relationship(lazy="raise")
     topic: Mapped[Topic | None] = relationship(lazy="raise")
@@ -95,6 +99,9 @@ class Question(Base):
     )
 
 
+IN_USE = Question.retired_at.is_(None)  # questions practice, set lists and new exams show
+
+
 class Choice(Base):
     __tablename__ = "choice"
     __table_args__ = (UniqueConstraint("question_id", "position"),)
@@ -104,6 +111,35 @@ class Choice(Base):
     position: Mapped[int] = mapped_column(Integer)
     text_md: Mapped[str] = mapped_column(Text)
     is_correct: Mapped[bool] = mapped_column(default=False)
+    # shown to a learner who chose it, after the answer: why it is right or wrong
+    feedback_md: Mapped[str] = mapped_column(Text, default="", server_default="")
+    # an author's word that it keeps its place when choices are shuffled (besides the
+    # "All of the above" kind, which always does)
+    keeps_place: Mapped[bool] = mapped_column(default=False, server_default=false())
+
+
+class QuestionRevision(Base):
+    """A question's authored content as one save left it, with who saved it, when and why.
+
+    Every save that changes a question writes one (the editor's, an import's); `number`
+    counts up per question from 1, and the newest is what the editor's lock compares. (It
+    is apart from `Question.revision`, which counts changes to what a learner answers and is
+    what answers and exam snapshots record.) `content` is the question as
+    `revisions.snapshots` builds it, so an old revision can be shown, compared and restored.
+    """
+
+    __tablename__ = "question_revision"
+    __table_args__ = (UniqueConstraint("question_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    question_id: Mapped[int] = mapped_column(ForeignKey("question.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    author_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), index=True
+    )
+    saved_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    note: Mapped[str] = mapped_column(String(200))
+    content: Mapped[dict] = mapped_column(JSON)
 
 
 class QuestionReference(Base):

@@ -9,6 +9,7 @@ from sqlalchemy import (
     String,
     bindparam,
     cast,
+    false,
     func,
     literal_column,
     null,
@@ -25,6 +26,7 @@ from app.content.errata import ProblemReport, open_errata_column, unpack_errata
 from app.content.errors import NotFound
 from app.content.markdown import excerpt, render, render_inline, render_note
 from app.content.models import (
+    IN_USE,
     Choice,
     Note,
     NoteSection,
@@ -182,7 +184,8 @@ def _paged(page: int, total: int) -> PageInfo:
 def _question_page(
     session: Session, page: int, *where
 ) -> tuple[tuple[QuestionSummary, ...], PageInfo]:
-    """One page of the questions matching where, and where it sits."""
+    """One page of the questions in use matching where, and where it sits."""
+    where = (*where, IN_USE)
     total = session.scalar(select(func.count(Question.id)).where(*where)) or 0
     info = _paged(page, total)
     items = _question_summaries(session, *where, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
@@ -235,7 +238,7 @@ def _set_summaries(
     """Question sets by title (a slice of them) with size and first question, and how many."""
     first = (
         select(Question.id)
-        .where(Question.set_id == QuestionSet.id)
+        .where(Question.set_id == QuestionSet.id, IN_USE)
         .order_by(Question.position)
         .limit(1)
         .correlate(QuestionSet)
@@ -368,7 +371,10 @@ def question_set(session: Session, slug: str, page: int = 1) -> SetView:
         raise NotFound(f"There is no question set called “{slug}”.")
     questions, info = _question_page(session, page, Question.set_id == qset.id)
     first = session.scalar(
-        select(Question.id).where(Question.set_id == qset.id).order_by(Question.position).limit(1)
+        select(Question.id)
+        .where(Question.set_id == qset.id, IN_USE)
+        .order_by(Question.position)
+        .limit(1)
     )
     return SetView(
         set=SetSummary(qset.slug, qset.title, info.total, first),
@@ -463,7 +469,13 @@ def question(session: Session, question_id: int) -> QuestionView:
         stem_html=render(found.stem_md),
         explanation_md=found.explanation_md,
         choices=tuple(
-            ChoiceView(r.part_id, r.part_position, render_inline(r.text), is_fixed_choice(r.text))
+            ChoiceView(
+                r.part_id,
+                r.part_position,
+                render_inline(r.text),
+                bool(r.fixed) or is_fixed_choice(r.text),
+                render(r.feedback) if r.feedback else "",
+            )
             for r in parts
             if r.part == "choice"
         ),
@@ -475,6 +487,7 @@ def question(session: Session, question_id: int) -> QuestionView:
         next_id=found.next_id,
         errata=unpack_errata(found.errata),
         scope=Scope(tuple(found.versions or ()), found.difficulty, found.level),
+        retired=found.retired_at is not None,
     )
 
 
@@ -487,7 +500,7 @@ def _question_rows() -> Select:
     table), so the cost does not grow with the size of the set.
     """
     q, other = Question, aliased(Question)
-    in_set = other.set_id == q.set_id
+    in_set = (other.set_id == q.set_id) & other.retired_at.is_(None)
     before = tuple_(other.position, other.id) < tuple_(q.position, q.id)
     after = tuple_(other.position, other.id) > tuple_(q.position, q.id)
     previous_id = (
@@ -520,6 +533,7 @@ def _question_rows() -> Select:
             q.versions,
             q.difficulty,
             q.level,
+            q.retired_at,
         )
         .join(QuestionSet, q.set_id == QuestionSet.id)
         .outerjoin(Topic, q.topic_id == Topic.id)
@@ -530,7 +544,7 @@ def _question_rows() -> Select:
     parts = _question_parts()
     return (
         select(head, parts.c.part, parts.c.part_id, parts.c.part_position, parts.c.text)
-        .add_columns(parts.c.url, parts.c.version)
+        .add_columns(parts.c.url, parts.c.version, parts.c.feedback, parts.c.fixed)
         .outerjoin(parts, parts.c.question_id == head.c.id)
         .order_by(parts.c.part, parts.c.part_position)
     )
@@ -547,6 +561,8 @@ def _question_parts() -> Subquery:
         Choice.text_md.label("text"),
         text.label("url"),
         text.label("version"),
+        Choice.feedback_md.label("feedback"),
+        Choice.keeps_place.label("fixed"),
     ).where(Choice.question_id == bindparam("question_id"))
     references = select(
         QuestionReference.question_id,
@@ -556,6 +572,8 @@ def _question_parts() -> Subquery:
         QuestionReference.title,
         QuestionReference.url,
         QuestionReference.version,
+        text,
+        false(),
     ).where(QuestionReference.question_id == bindparam("question_id"))
     return union_all(choices, references).subquery("part")
 

@@ -194,6 +194,7 @@ class ChoiceView:
     position: int
     html: str
     fixed: bool = False  # "All of the above" and the like keep their place when shuffled
+    feedback_html: str = ""  # the author's word on this choice, shown after answering
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,7 @@ class QuestionView:
     next_id: int | None
     errata: tuple[Erratum, ...] = ()  # open errata, shown on the question
     scope: Scope = Scope()  # what it holds for and asks, shown to authors
+    retired: bool = False  # an author retired it: out of practice, set lists and new exams
 
     def related_links(self, threshold: float) -> tuple[NoteLink, ...]:
         """The note links learners see (see `is_related`)."""

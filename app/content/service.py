@@ -25,10 +25,21 @@ DECISIONS = {"confirm": "confirmed", "reject": "rejected"}
 LoadProgress = Callable[[str, int, int], None]
 
 
-def load_bundle(session: Session, bundle: Bundle, report: Report, link_threshold: float) -> None:
-    """Create or update everything in the bundle in one transaction; the caller commits."""
+def load_bundle(
+    session: Session,
+    bundle: Bundle,
+    report: Report,
+    link_threshold: float,
+    author_id: int | None = None,
+) -> None:
+    """Create or update everything in the bundle in one transaction; the caller commits.
+
+    Each question it changes keeps a revision, saved by author_id (None: the command line).
+    """
     bump_version(session)  # first: on PostgreSQL its row lock queues loads before they read
-    load_in_steps(lambda write: nullcontext(session), bundle, report, link_threshold)
+    load_in_steps(
+        lambda write: nullcontext(session), bundle, report, link_threshold, author_id=author_id
+    )
 
 
 def load_in_steps(
@@ -38,13 +49,14 @@ def load_in_steps(
     link_threshold: float,
     progress: LoadProgress | None = None,
     batch: int = BATCH,
+    author_id: int | None = None,
 ) -> None:
     """Check the bundle, then write it a step at a time, each step in a transaction of its own.
 
     A refusal comes from the checks, before anything is written. Loads must not run at the
     same time (the caller holds the import lock): the checks read what the steps then change.
     """
-    loader = Loader(bundle, report)
+    loader = Loader(bundle, report, author_id)
     with transaction(False) as session:
         loader.check(session)
     for number, (done, step) in enumerate(loader.steps(batch)):
@@ -100,7 +112,7 @@ def remember_seed(session: Session, digest: str) -> None:
 
 # Built once: every answer runs it, and a prebuilt statement skips construction and keying.
 _ANSWER_KEY = (
-    select(Question.revision, Question.kind, Choice.id, Choice.is_correct)
+    select(Question.revision, Question.kind, Choice.id, Choice.is_correct, Question.retired_at)
     .join(Choice, Choice.question_id == Question.id)
     .where(Question.id == bindparam("question_id"))
     .order_by(Choice.position)
@@ -113,6 +125,8 @@ def grade(session: Session, question_id: int, choice_ids: Sequence[int]) -> Grad
     if not rows:
         raise NotFound(f"There is no question number {question_id}.")
     revision, kind = rows[0].revision, rows[0].kind
+    if rows[0].retired_at is not None:
+        raise InvalidAnswer("This question was retired: it is no longer practised.")
     selected = tuple(dict.fromkeys(choice_ids))
     if not selected:
         raise InvalidAnswer("Choose an answer first.")

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.content.bundle import QuestionData, ReferenceData, Report, Scope
-from app.content.models import Choice, Question, QuestionReference, QuestionSet, utcnow
+from app.content.bundle import ChoiceData, QuestionData, ReferenceData, Report, Scope
+from app.content.models import IN_USE, Choice, Question, QuestionReference, QuestionSet, utcnow
 
 
 @dataclass
@@ -86,13 +86,13 @@ def upsert_questions(
 
 
 def number_set(session: Session, set_id: int) -> None:
-    """Give the set's questions their places (1, 2, ...) and the set its size.
+    """Give the set's questions in use their places (1, 2, ...) and the set its size.
 
     Only the places that moved are written: appending to a set writes the new rows alone.
     """
     rows = session.execute(
         select(Question.id, Question.ordinal)
-        .where(Question.set_id == set_id)
+        .where(Question.set_id == set_id, IN_USE)
         .order_by(Question.position, Question.id)
     ).all()
     moved = [
@@ -100,6 +100,9 @@ def number_set(session: Session, set_id: int) -> None:
         for place, (qid, ordinal) in enumerate(rows, start=1)
         if ordinal != place
     ]
+    # a retired question has no place in its set
+    retired = select(Question.id).where(Question.set_id == set_id, ~IN_USE, Question.ordinal != 0)
+    moved += [{"id": qid, "ordinal": 0} for qid in session.scalars(retired)]
     if moved:
         session.execute(update(Question), moved)
     session.execute(
@@ -173,9 +176,17 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
             Question.accepted,
         ).where(Question.set_id == set_id, Question.key.in_(keys))
     ).all()
-    choices: dict[int, list[tuple[int, int, str, bool]]] = {}
+    choices: dict[int, list[tuple[int, int, str, bool, str, bool]]] = {}
     for choice in session.execute(
-        select(Choice.question_id, Choice.id, Choice.position, Choice.text_md, Choice.is_correct)
+        select(
+            Choice.question_id,
+            Choice.id,
+            Choice.position,
+            Choice.text_md,
+            Choice.is_correct,
+            Choice.feedback_md,
+            Choice.keeps_place,
+        )
         .where(Choice.question_id.in_([row.id for row in rows]))
         .order_by(Choice.question_id, Choice.position)
     ).all():
@@ -184,8 +195,8 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
     stored = {}
     for qid, key, topic_id, revision, stem, explanation, kind, *scoped in rows:
         mine = choices.get(qid, [])
-        state = (stem, explanation, kind, [(text, ok) for _, _, text, ok in mine])
-        positions = {position: cid for cid, position, _, _ in mine}
+        state = (stem, explanation, kind, [tuple(choice[2:]) for choice in mine])
+        positions = {position: cid for cid, position, *_ in mine}
         refs = references.get(qid, [])
         versions, difficulty, level, accepted = scoped
         scope = Scope(tuple(versions), difficulty, level, tuple(accepted))
@@ -198,7 +209,7 @@ def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored
 def _state(item: QuestionData, kept: list[ReferenceData], scope: Scope) -> tuple[object, ...]:
     """What an edit is judged by; references or scope left out of the item keep the stored."""
     references = kept if item.references is None else item.references
-    choices = [(c.text, c.correct) for c in item.choices]
+    choices = [(c.text, c.correct, c.feedback, c.fixed) for c in item.choices]
     return item.stem, item.explanation, item.kind, choices, references, item.scope or scope
 
 
@@ -239,17 +250,15 @@ class _ChoiceChanges:
 
     def create(self, question_id: int, item: QuestionData) -> None:
         for position, choice in enumerate(item.choices, start=1):
-            self.inserts.append(_choice(question_id, position, choice.text, choice.correct))
+            self.inserts.append(_choice(question_id, position, choice))
 
     def sync(self, question_id: int, stored: dict[int, int], item: QuestionData) -> None:
         """Update choices in place by position; add the new positions, drop the lost ones."""
         for position, choice in enumerate(item.choices, start=1):
             if position in stored:
-                self.updates.append(
-                    {"id": stored[position], "text_md": choice.text, "is_correct": choice.correct}
-                )
+                self.updates.append({"id": stored[position], **_choice_values(choice)})
             else:
-                self.inserts.append(_choice(question_id, position, choice.text, choice.correct))
+                self.inserts.append(_choice(question_id, position, choice))
         self.deletes += [cid for position, cid in stored.items() if position > len(item.choices)]
 
     def write(self, session: Session) -> None:
@@ -261,10 +270,14 @@ class _ChoiceChanges:
             session.execute(insert(Choice), self.inserts)
 
 
-def _choice(question_id: int, position: int, text: str, correct: bool) -> dict:
+def _choice_values(choice: ChoiceData) -> dict:
     return {
-        "question_id": question_id,
-        "position": position,
-        "text_md": text,
-        "is_correct": correct,
+        "text_md": choice.text,
+        "is_correct": choice.correct,
+        "feedback_md": choice.feedback,
+        "keeps_place": choice.fixed,
     }
+
+
+def _choice(question_id: int, position: int, choice: ChoiceData) -> dict:
+    return {"question_id": question_id, "position": position, **_choice_values(choice)}

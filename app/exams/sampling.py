@@ -12,6 +12,7 @@ from app.content.blueprints import ExamBlueprint
 from app.content.errata import disputed_keys
 from app.content.markdown import render, render_inline
 from app.content.models import (
+    IN_USE,
     Choice,
     Question,
     QuestionReference,
@@ -31,13 +32,13 @@ def ordered_question_ids(session: Session, *where: Any) -> tuple[int, ...]:
     """The ids of questions an exam may score that match where, in set and position order.
 
     A question whose key an open erratum disputes is left out until an author resolves it;
-    practice still shows it, with the erratum.
+    practice still shows it, with the erratum. A retired question is left out for good.
     """
     return tuple(
         session.scalars(
             select(Question.id)
             .join(QuestionSet, Question.set_id == QuestionSet.id)
-            .where(*where, Question.id.not_in(disputed_keys()))
+            .where(*where, IN_USE, Question.id.not_in(disputed_keys()))
             .order_by(QuestionSet.slug, Question.position)
         )
     )
@@ -137,7 +138,14 @@ _SNAPSHOT_QUESTIONS = (
     .where(Question.id.in_(bindparam("ids", expanding=True)))
 )
 _SNAPSHOT_CHOICES = (
-    select(Choice.question_id, Choice.id, Choice.position, Choice.text_md, Choice.is_correct)
+    select(
+        Choice.question_id,
+        Choice.id,
+        Choice.position,
+        Choice.text_md,
+        Choice.is_correct,
+        Choice.keeps_place,
+    )
     .where(Choice.question_id.in_(bindparam("ids", expanding=True)))
     .order_by(Choice.question_id, Choice.position)
 )
@@ -204,7 +212,9 @@ def _snapshot(
     seed: str,
 ) -> dict[str, Any]:
     choices = tuple(
-        ChoiceView(c.id, c.position, render_inline(c.text_md), is_fixed_choice(c.text_md))
+        ChoiceView(
+            c.id, c.position, render_inline(c.text_md), c.keeps_place or is_fixed_choice(c.text_md)
+        )
         for c in choice_rows
     )
     shown = shuffle_choices(choices, seed) if shuffle else choices

@@ -64,6 +64,8 @@ class _Set(_Model):
 class _Choice(_Model):
     text: Text
     correct: bool
+    feedback: Annotated[str, StringConstraints(max_length=20_000)] = ""
+    fixed: bool = False
 
 
 def _web_address(url: str) -> str:
@@ -204,7 +206,9 @@ def _bundle(doc: _Export, raw: dict[str, Any], text: str, file: str) -> Bundle:
             QuestionData(
                 key=key,
                 stem=question.stem,
-                choices=[ChoiceData(c.text, c.correct) for c in question.choices],
+                choices=[
+                    ChoiceData(c.text, c.correct, c.feedback, c.fixed) for c in question.choices
+                ],
                 explanation=question.explanation,
                 line=line,
                 kind=question.kind,

@@ -114,12 +114,19 @@ def refuse_past_caps(bundle: Bundle, file: str, caps: Caps) -> None:
 
 
 def import_document(
-    session: Session, data: bytes, file: str, link_threshold: float, format: str | None = None
+    session: Session,
+    data: bytes,
+    file: str,
+    link_threshold: float,
+    format: str | None = None,
+    author_id: int | None = None,
 ) -> Report:
-    """Parse one document and load it into the session; the caller commits (all or nothing)."""
+    """Parse one document and load it into the session; the caller commits (all or nothing).
+
+    The questions it changes keep a revision saved by author_id (None: the command line)."""
     bundle, report = parse_document(data, file, format)
     try:
-        load_bundle(session, bundle, report, link_threshold)
+        load_bundle(session, bundle, report, link_threshold, author_id)
     except InvalidContent as exc:
         raise ImportRefused(file, exc.line, exc.message) from None
     return report
@@ -210,4 +217,4 @@ def import_upload(
     if len(data) > limit:
         raise ImportRefused(file, 1, f"the file is larger than the limit of {limit:,} bytes")
     import_lock_until_commit(session)
-    return import_document(session, data, file, link_threshold, format)
+    return import_document(session, data, file, link_threshold, format, actor.id)

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, bindparam, case, cast, func, select
+from sqlalchemy import Integer, bindparam, case, cast, exists, func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -47,6 +47,9 @@ def _setting(column: Any) -> Any:
 
 # Built once: the home page asks it for every logged-in view. One statement, read from the
 # covering index of the learner's cards: what is due, what was done today, and the limits.
+# a retired question's card waits: reviews resume if an author brings the question back
+_IN_USE = ~exists().where(Question.id == ReviewCard.question_id, Question.retired_at.is_not(None))
+
 _REVIEW_STATUS = select(
     func.count().filter(ReviewCard.due_at <= _NOW, ~_IS_NEW),
     func.count().filter(ReviewCard.due_at <= _NOW, _IS_NEW),
@@ -56,7 +59,7 @@ _REVIEW_STATUS = select(
     func.count().filter(ReviewCard.taken_up_at >= _START),
     _setting(User.new_per_day),
     _setting(User.reviews_per_day),
-).where(ReviewCard.user_id == _USER)
+).where(ReviewCard.user_id == _USER, _IN_USE)
 
 
 def review_status(session: Session, user_id: int, now: datetime, zone: str) -> ReviewStatus:
@@ -97,6 +100,7 @@ def _due_ids(session: Session, user_id: int, now: datetime, new: bool, limit: in
                 ReviewCard.user_id == user_id,
                 ReviewCard.due_at <= now,
                 _IS_NEW if new else ~_IS_NEW,
+                _IN_USE,
             )
             .order_by(ReviewCard.due_at, ReviewCard.question_id)
             .limit(limit)

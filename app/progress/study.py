@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session, aliased
 
 from app.content.errors import NotFound
 from app.content.markdown import render_inline
-from app.content.models import Question, QuestionSet, Topic
+from app.content.models import IN_USE, Question, QuestionSet, Topic
 from app.content.queries import topic_subtrees
 from app.progress.errors import UnknownWalk
 from app.progress.library import Library
@@ -73,7 +73,7 @@ def unseen_questions(
     ranked = (
         select(Question.id, Topic.slug, rank.label("n"))
         .join(Topic, Topic.id == Question.topic_id)
-        .where(Topic.slug.in_(topic_slugs), ~seen)
+        .where(Topic.slug.in_(topic_slugs), ~seen, IN_USE)
         .subquery()
     )
     rows = session.execute(
@@ -136,7 +136,7 @@ def topic_walk(session: Session, user_id: int | None, slug: str) -> tuple[int, .
     query = (
         select(Question.id)
         .join(QuestionSet, QuestionSet.id == Question.set_id)
-        .where(Question.topic_id.in_(subtree))
+        .where(Question.topic_id.in_(subtree), IN_USE)
         .limit(WALK_SIZE)
     )
     if user_id is not None:
@@ -159,7 +159,7 @@ def wrong_walk(session: Session, user_id: int, set_slug: str) -> tuple[int, ...]
             select(Question.id)
             .join(QuestionSet, QuestionSet.id == Question.set_id)
             .join(ReviewCard, _card(user_id))
-            .where(QuestionSet.slug == set_slug, ReviewCard.last_correct.is_(False))
+            .where(QuestionSet.slug == set_slug, ReviewCard.last_correct.is_(False), IN_USE)
             .order_by(Question.position, Question.id)
             .limit(WALK_SIZE)
         )
@@ -227,7 +227,7 @@ def _resumes(user_id: int) -> Select[Any]:
     unseen = ~exists().where(_card(user_id))
     first_id = (
         select(Question.id)
-        .where(in_set, unseen)
+        .where(in_set, unseen, IN_USE)
         .order_by(Question.position, Question.id)
         .limit(1)
         .correlate(QuestionSet)

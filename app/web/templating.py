@@ -107,6 +107,12 @@ FLASH = {
     "erratum-hidden": "The erratum is no longer shown on its content.",
     "link-confirmed": "The link was confirmed: it stays whatever the similarity scores say.",
     "link-rejected": "The link was rejected: it will not be suggested again.",
+    "question-saved": "The question was saved as a new revision.",
+    "question-added": "The question was added to its set as revision 1.",
+    "question-retired": "The question was retired: it left practice, its set's list and new exams.",
+    "question-returned": "The question is back in practice, its set's list and new exams.",
+    "question-unchanged": "Nothing had changed, so no revision was kept.",
+    "revision-restored": "The revision was restored as a new revision.",
 }
 
 

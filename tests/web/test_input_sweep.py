@@ -98,6 +98,7 @@ def site(app, seeded: Database, make_user) -> Iterator[tuple[TestClient, dict[st
         "section_id": str(link.section_id),
         "attempt_id": attempt.group(1),
         "position": "1",
+        "number": "1",  # a question's revision
         "item_id": str(token),
         "report_id": str(report_id),
         "username": "boss",

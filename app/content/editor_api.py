@@ -1,0 +1,159 @@
+"""The question editor as JSON: read a question's newest revision, save a new one.
+
+`PUT` takes the revision it was based on, like the editor's form: a save after someone
+else's is refused (409) with the newest revision's number, a faulty one (422) with each
+problem and the part of the question it is about. Author-scoped tokens and up.
+"""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from app.accounts.dependencies import load_viewer, require_role
+from app.accounts.service import Viewer
+from app.content import editor
+from app.content.bundle import ChoiceData, ReferenceData
+from app.content.checks import MAX_CHOICES, MAX_REFERENCES, MAX_VERSIONS
+from app.content.dependencies import QuestionId
+from app.content.editor import Draft, DraftRefused, EditConflict
+from app.content.revisions import NOTE_MAX
+from app.web.dependencies import DatabaseDep
+from app.web.forms import INT32_MAX
+from app.web.schemas import NOT_FOUND, ErrorOut
+
+router = APIRouter(
+    prefix="/api/v1/author",
+    tags=["authoring"],
+    responses={
+        **NOT_FOUND,
+        403: {"model": ErrorOut, "description": "Not an author, or a token scope below author"},
+    },
+    dependencies=[Depends(load_viewer)],
+)
+Author = Annotated[Viewer, Depends(require_role("author"))]
+Text = Annotated[str, StringConstraints(max_length=20_000)]
+Short = Annotated[str, StringConstraints(max_length=2_000)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ChoiceIn(_In):
+    text: Text
+    correct: bool = False
+    feedback: Text = ""
+
+
+class ReferenceIn(_In):
+    url: Short
+    title: Short | None = None
+    version: Short | None = None
+
+
+class ContentIn(_In):
+    stem: Text
+    explanation: Text = ""
+    kind: Annotated[str, StringConstraints(pattern="^(single|multi)$")] = "single"
+    choices: list[ChoiceIn] = Field(max_length=MAX_CHOICES)
+    references: list[ReferenceIn] = Field(default=[], max_length=MAX_REFERENCES)
+    topic: Annotated[str, StringConstraints(max_length=120)] | None = None
+    difficulty: Annotated[str, StringConstraints(max_length=20)] | None = None
+    level: Annotated[str, StringConstraints(max_length=20)] | None = None
+    versions: list[Annotated[str, StringConstraints(max_length=80)]] = Field(
+        default=[], max_length=MAX_VERSIONS + 1
+    )
+
+    def draft(self) -> Draft:
+        return Draft(
+            stem=self.stem,
+            explanation=self.explanation,
+            kind=self.kind,
+            choices=[ChoiceData(c.text, c.correct, c.feedback) for c in self.choices],
+            references=[ReferenceData(r.url, r.title, r.version) for r in self.references],
+            topic=self.topic,
+            difficulty=self.difficulty,
+            level=self.level,
+            versions=self.versions,
+        )
+
+
+class QuestionSave(_In):
+    revision: Annotated[int, Field(ge=0, le=INT32_MAX)]  # the revision the change is based on
+    note: Annotated[str, StringConstraints(max_length=NOTE_MAX)]
+    content: ContentIn
+
+
+class AuthoredQuestion(BaseModel):
+    id: int
+    set: str
+    key: str
+    revision: int
+    retired: bool
+    content: dict[str, Any]
+
+
+def _out(editing: editor.Editing) -> AuthoredQuestion:
+    draft = editing.draft
+    content = {
+        "stem": draft.stem,
+        "explanation": draft.explanation,
+        "kind": draft.kind,
+        "choices": [
+            {"text": c.text, "correct": c.correct, "feedback": c.feedback} for c in draft.choices
+        ],
+        "references": [
+            {"url": r.url, "title": r.title, "version": r.version} for r in draft.references
+        ],
+        "topic": draft.topic,
+        "difficulty": draft.difficulty,
+        "level": draft.level,
+        "versions": draft.versions,
+    }
+    return AuthoredQuestion(
+        id=editing.id,
+        set=editing.set_slug,
+        key=editing.key,
+        revision=editing.number,
+        retired=editing.retired,
+        content=content,
+    )
+
+
+@router.get("/questions/{question_id}", response_model=AuthoredQuestion)
+async def get_authored_question(
+    question_id: QuestionId, viewer: Author, db: DatabaseDep
+) -> AuthoredQuestion:
+    """Get a question's content as its newest revision holds it, with that revision's number."""
+    return _out(await db.read(editor.open_question, viewer, question_id))
+
+
+@router.put(
+    "/questions/{question_id}",
+    response_model=AuthoredQuestion,
+    responses={
+        409: {"description": "Someone saved a newer revision: `latest` is its number"},
+        422: {"description": "The content breaks the rules: `problems` name each field"},
+    },
+)
+async def put_authored_question(
+    question_id: QuestionId, body: QuestionSave, viewer: Author, db: DatabaseDep
+) -> Any:
+    """Save the content as a new revision, based on the revision given."""
+    try:
+        await db.write(
+            editor.save_question,
+            viewer,
+            question_id,
+            body.content.draft(),
+            body.revision,
+            body.note,
+        )
+    except DraftRefused as exc:
+        problems = [{"field": p.field, "message": p.message} for p in exc.problems]
+        return JSONResponse({"detail": exc.message, "problems": problems}, status_code=422)
+    except EditConflict as exc:
+        return JSONResponse({"detail": exc.message, "latest": exc.latest}, status_code=409)
+    return _out(await db.read(editor.open_question, viewer, question_id))

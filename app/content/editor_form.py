@@ -1,0 +1,84 @@
+"""Read the question editor's form into a draft, and apply its buttons that change the form
+itself (add, remove or move a choice, add a reference) without saving anything.
+
+Choices and references are numbered rows (`choice-3-text`, `reference-2-url`); the `right`
+boxes carry the numbers of the rows marked right. Every number is read by `app.web.forms`.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.content.bundle import ChoiceData, ReferenceData
+from app.content.checks import MAX_CHOICES, MAX_REFERENCES
+from app.content.editor import Draft
+from app.web.forms import INT32_MAX, whole_number, whole_numbers
+
+Field = Callable[[str], str]  # the text of one form field ("" when it is missing)
+ROW_ACTIONS = ("remove", "up", "down")
+
+
+@dataclass
+class Posted:
+    draft: Draft
+    opened: int | None  # None: the form came without the revision it was opened at
+    note: str
+    action: str  # "save", "preview", "add-choice", "add-reference", "up-2", "remove-3", ...
+
+
+def read_form(field: Field, rights: list[str], fixed: list[str] | None = None) -> Posted:
+    """Read the editor's fields (every choice row, empty or not)."""
+    count = whole_number(field("choices"), 0, MAX_CHOICES) or 0
+    marked = set(whole_numbers(rights[:MAX_CHOICES], 1, MAX_CHOICES) or [])
+    kept = set(whole_numbers((fixed or [])[:MAX_CHOICES], 1, MAX_CHOICES) or [])
+    choices = [
+        ChoiceData(field(f"choice-{n}-text"), n in marked, field(f"choice-{n}-feedback"), n in kept)
+        for n in range(1, count + 1)
+    ]
+    references = []
+    for n in range(1, (whole_number(field("references"), 0, MAX_REFERENCES + 1) or 0) + 1):
+        url, title, version = (field(f"reference-{n}-{part}").strip() for part in _REF_PARTS)
+        if url or title or version:
+            references.append(ReferenceData(url, title or None, version or None))
+    draft = Draft(
+        stem=field("stem"),
+        explanation=field("explanation"),
+        kind="multi" if field("kind") == "multi" else "single",
+        choices=choices,
+        references=references,
+        topic=field("topic") or None,
+        # an unknown value is kept, so the shared checks refuse it by name
+        difficulty=field("difficulty") or None,
+        level=field("level") or None,
+        versions=[line.strip() for line in field("versions").splitlines() if line.strip()],
+    )
+    opened = whole_number(field("opened"), 0, INT32_MAX)
+    return Posted(draft, opened, field("note"), field("action") or "save")
+
+
+_REF_PARTS = ("url", "title", "version")
+
+
+def drop_empty_rows(draft: Draft) -> None:
+    """Drop the choice rows left wholly empty, before a save is checked."""
+    draft.choices = [c for c in draft.choices if c.text.strip() or c.feedback.strip() or c.correct]
+
+
+def apply(draft: Draft, action: str) -> bool:
+    """Apply a button that changes the form itself; tell whether action was one."""
+    if action == "add-choice" and len(draft.choices) < MAX_CHOICES:
+        draft.choices.append(ChoiceData("", False))
+        return True
+    if action == "add-reference":
+        return True  # the form always shows one empty row more
+    name, _, number = action.partition("-")
+    at = whole_number(number, 1, len(draft.choices))
+    if name not in ROW_ACTIONS or at is None:
+        return action == "add-choice"
+    index = at - 1
+    if name == "remove":
+        del draft.choices[index]
+    elif name == "up" and index > 0:
+        draft.choices[index - 1 : index + 1] = [draft.choices[index], draft.choices[index - 1]]
+    elif name == "down" and index < len(draft.choices) - 1:
+        draft.choices[index : index + 2] = [draft.choices[index + 1], draft.choices[index]]
+    return True

@@ -1,0 +1,308 @@
+"""Authoring in the browser: edit a question, preview it, see its revisions and restore one.
+
+Authors and admins only (a learner gets 403, a guest goes to log in). Every form works
+without JavaScript and follows POST/redirect/GET; a refused save shows the form again with
+the author's text and each problem beside its field (422), a stale one with what changed
+since (409). htmx swaps the preview in place.
+"""
+
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, Form, Path, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.accounts.dependencies import load_viewer, require_role
+from app.accounts.errors import InvalidInput
+from app.accounts.service import Viewer
+from app.content import editor
+from app.content.bundle import DIFFICULTIES, LEVELS
+from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
+from app.content.dependencies import QuestionId
+from app.content.editor import Draft, DraftRefused, EditConflict, Editing
+from app.content.editor_form import Posted, apply, drop_empty_rows, read_form
+from app.content.markdown import render as render_markdown
+from app.content.markdown import render_inline
+from app.content.revisions import NOTE_MAX
+from app.web.dependencies import DatabaseDep
+from app.web.forms import INT32_MAX, whole_number
+from app.web.limits import FieldText
+from app.web.templating import is_htmx, render, url_for
+
+router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
+Author = Annotated[Viewer, Depends(require_role("author"))]
+FormText = Annotated[FieldText, Form()]
+RevisionPath = Annotated[int, Path(ge=1, le=INT32_MAX, description="Revision number")]
+EDITOR_PAGE = "content/editor.html"
+HISTORY_PAGE = "content/history.html"
+
+
+def _editor(
+    request: Request,
+    editing: Editing,
+    *,
+    draft: Draft | None = None,
+    opened: int | None = None,
+    note: str = "",
+    status_code: int = 200,
+    block: str | None = None,
+    **context: Any,
+) -> HTMLResponse:
+    draft = draft or editing.draft
+    is_new = editing.id == 0
+    action = (
+        f"{url_for('new_question_post')}?{urlencode({'set': editing.set_slug})}"
+        if is_new
+        else url_for("edit_question_post", question_id=editing.id)
+    )
+    values = {
+        "is_new": is_new,
+        "action": action,
+        "editing": editing,
+        "draft": draft,
+        "opened": editing.number if opened is None else opened,
+        "note": note,
+        "errors": {},
+        "conflict": None,
+        "preview": None,
+        "difficulties": DIFFICULTIES,
+        "levels": LEVELS,
+        "max_choices": MAX_CHOICES,
+        "reference_rows": min(len(draft.references) + 1, MAX_REFERENCES),
+        "note_max": NOTE_MAX,
+        **context,
+    }
+    return render(request, EDITOR_PAGE, values, status_code=status_code, block=block)
+
+
+def _errors(problems: list[Problem]) -> dict[str, str]:
+    """The first message about each field, shown beside it (the summary lists them all)."""
+    errors: dict[str, str] = {}
+    for problem in problems:
+        errors.setdefault(problem.field, problem.message)
+    return errors
+
+
+def _preview(draft: Draft) -> dict[str, Any]:
+    """The draft rendered as a learner sees it, by the same Markdown pipeline."""
+    return {
+        "stem_html": render_markdown(draft.stem),
+        "choices": [
+            (render_inline(c.text), c.correct, render_markdown(c.feedback)) for c in draft.choices
+        ],
+        "explanation_html": render_markdown(draft.explanation),
+    }
+
+
+SetSlug = Annotated[str, Query(alias="set", min_length=1, max_length=120, pattern=r"^[a-z0-9-]+$")]
+
+
+@router.get("/author/questions/new", name="new_question")
+async def new_question_form(
+    request: Request, viewer: Author, db: DatabaseDep, set_slug: SetSlug
+) -> HTMLResponse:
+    """Show the editor of a new question for a set."""
+    return _editor(request, await db.read(editor.new_question, viewer, set_slug))
+
+
+@router.post("/author/questions/new", name="new_question_post")
+async def new_question(
+    request: Request, viewer: Author, db: DatabaseDep, set_slug: SetSlug
+) -> Response:
+    """Add the question to the set as its revision 1, or preview it, or change the rows."""
+    posted = await _posted(request)
+    draft, note = posted.draft, posted.note
+    if posted.action == "preview" or apply(draft, posted.action):
+        editing = await db.read(editor.new_question, viewer, set_slug)
+        preview = _preview(draft) if posted.action == "preview" else None
+        block = "preview" if preview is not None and is_htmx(request) else None
+        return _editor(request, editing, draft=draft, note=note, preview=preview, block=block)
+    try:
+        question_id = await db.write(editor.create_question, viewer, set_slug, draft, note)
+    except DraftRefused as exc:
+        editing = await db.read(editor.new_question, viewer, set_slug)
+        return _editor(
+            request,
+            editing,
+            draft=draft,
+            note=note,
+            errors=_errors(exc.problems),
+            problems=exc.problems,
+            status_code=exc.status_code,
+        )
+    return RedirectResponse(
+        f"/author/questions/{question_id}/edit?done=question-added", status_code=303
+    )
+
+
+@router.get("/author/questions/{question_id}/edit", name="edit_question")
+async def edit_question_form(
+    request: Request, question_id: QuestionId, viewer: Author, db: DatabaseDep
+) -> HTMLResponse:
+    """Show the editor of a question, at its newest revision."""
+    editing = await db.read(editor.open_question, viewer, question_id)
+    return _editor(request, editing)
+
+
+async def _posted(request: Request) -> Posted:
+    async with request.form(max_files=0, max_fields=300) as form:
+        rights = [v for v in form.getlist("right") if isinstance(v, str)]
+        fixed = [v for v in form.getlist("fixed") if isinstance(v, str)]
+
+        def field(name: str) -> str:
+            value = form.get(name)
+            return value if isinstance(value, str) else ""
+
+        posted = read_form(field, rights, fixed)
+    if posted.action == "save":
+        drop_empty_rows(posted.draft)
+    return posted
+
+
+@router.post("/author/questions/{question_id}/edit", name="edit_question_post")
+async def edit_question(
+    request: Request, question_id: QuestionId, viewer: Author, db: DatabaseDep
+) -> Response:
+    """Save the question as a new revision, or preview it, or change the form's rows."""
+    posted = await _posted(request)
+    draft, note = posted.draft, posted.note
+    if posted.action == "preview" or apply(draft, posted.action):
+        editing = await db.read(editor.open_question, viewer, question_id)
+        preview = _preview(draft) if posted.action == "preview" else None
+        block = "preview" if preview is not None and is_htmx(request) else None
+        return _editor(
+            request,
+            editing,
+            draft=draft,
+            opened=posted.opened,
+            note=note,
+            preview=preview,
+            block=block,
+        )
+    try:
+        if posted.opened is None:
+            raise DraftRefused(
+                [
+                    Problem(
+                        "opened",
+                        "The form did not say which revision it was opened at; open the editor again.",
+                    )
+                ]
+            )
+        saved = await db.write(
+            editor.save_question, viewer, question_id, draft, posted.opened, note
+        )
+    except DraftRefused as exc:
+        editing = await db.read(editor.open_question, viewer, question_id)
+        return _editor(
+            request,
+            editing,
+            draft=draft,
+            opened=posted.opened,
+            note=note,
+            errors=_errors(exc.problems),
+            problems=exc.problems,
+            status_code=exc.status_code,
+        )
+    except EditConflict as exc:
+        editing = await db.read(editor.open_question, viewer, question_id)
+        # the form now carries the newest revision: saving again replaces it, knowingly
+        return _editor(
+            request,
+            editing,
+            draft=draft,
+            opened=exc.latest,
+            note=note,
+            conflict=exc,
+            status_code=exc.status_code,
+        )
+    done = "question-saved" if saved != posted.opened else "question-unchanged"
+    return RedirectResponse(f"/author/questions/{question_id}/edit?done={done}", status_code=303)
+
+
+@router.post("/author/questions/{question_id}/retire", name="retire_question")
+async def retire_question(
+    question_id: QuestionId, viewer: Author, db: DatabaseDep, retire: FormText = ""
+) -> Response:
+    """Retire the question (retire=yes) or bring it back (retire=no)."""
+    if retire not in ("yes", "no"):
+        raise InvalidInput("retire", "Say whether to retire the question (yes) or not (no).")
+    await db.write(editor.retire_question, viewer, question_id, retire == "yes")
+    done = "question-retired" if retire == "yes" else "question-returned"
+    return RedirectResponse(f"/author/questions/{question_id}/edit?done={done}", status_code=303)
+
+
+@router.get("/author/questions/{question_id}/history", name="question_history")
+async def question_history(
+    request: Request,
+    question_id: QuestionId,
+    viewer: Author,
+    db: DatabaseDep,
+    old: Annotated[str, Query(max_length=12)] = "",
+    new: Annotated[str, Query(max_length=12)] = "",
+) -> HTMLResponse:
+    """List a question's revisions and show what changed between two of them."""
+    history = await db.read(editor.question_history, viewer, question_id)
+    numbers = [r.number for r in history.revisions]
+    newest = numbers[0] if numbers else 0
+    new_n = whole_number(new, 1, INT32_MAX) or newest
+    old_n = whole_number(old, 1, INT32_MAX) or (numbers[1] if len(numbers) > 1 else newest)
+    error = None
+    if new_n not in numbers or old_n not in numbers:
+        error, old_n, new_n = (
+            "There is no revision with that number; showing the newest two.",
+            (numbers[1] if len(numbers) > 1 else newest),
+            newest,
+        )
+    changes = await db.read(editor.compare, viewer, question_id, old_n, new_n) if numbers else []
+    context = {
+        "history": history,
+        "old": old_n,
+        "new": new_n,
+        "changes": changes,
+        "newest": newest,
+        "error": error,
+        "note_max": NOTE_MAX,
+    }
+    return render(request, HISTORY_PAGE, context, status_code=404 if error else 200)
+
+
+@router.post("/author/questions/{question_id}/history/{number}/restore", name="restore_revision")
+async def restore_revision(
+    request: Request,
+    question_id: QuestionId,
+    number: RevisionPath,
+    viewer: Author,
+    db: DatabaseDep,
+    opened: FormText = "",
+    note: FormText = "",
+) -> Response:
+    """Save an old revision's content as a new revision, then show the history."""
+    at = whole_number(opened, 0, INT32_MAX)
+    try:
+        if at is None:
+            raise DraftRefused(
+                [
+                    Problem(
+                        "opened",
+                        "The form did not say which revision is the newest; reload the history.",
+                    )
+                ]
+            )
+        await db.write(editor.restore_revision, viewer, question_id, number, at, note)
+    except (DraftRefused, EditConflict) as exc:
+        history = await db.read(editor.question_history, viewer, question_id)
+        newest = history.revisions[0].number if history.revisions else 0
+        context = {
+            "history": history,
+            "old": number,
+            "new": newest,
+            "newest": newest,
+            "changes": await db.read(editor.compare, viewer, question_id, number, newest),
+            "error": exc.message,
+            "note_max": NOTE_MAX,
+        }
+        return render(request, HISTORY_PAGE, context, status_code=exc.status_code)
+    return RedirectResponse(
+        f"/author/questions/{question_id}/history?done=revision-restored", status_code=303
+    )
