@@ -3,15 +3,16 @@
     $CATEGORY: $course$/top/Inference Optimization/Precision
     ::nca-5/3::[markdown]Which calibrator? {
     =[markdown]IInt8EntropyCalibrator2
-    ~[markdown]IInt8MinMaxCalibrator
+    ~[markdown]IInt8MinMaxCalibrator#[markdown]Min-max suits activations without outliers.
     ####[markdown]Entropy calibration keeps the most information.
     }
 
 Each question's category is its topic path, its title its id ("set-slug/key"), so importing
-the file twice matches the questions. Text is Markdown, marked `[markdown]` on every part so
-a text starting with "[html]" stays text; line ends are written `\\n`, so a question never
-holds a blank line, and `~ = # { } :` and backslashes are escaped. One right choice is `=`;
-several are `~%w%`, the right weights summing to 100 and the wrong ones to -100.
+the file twice matches the questions. A choice's feedback follows it after `#`. Text is
+Markdown, marked `[markdown]` on every part so a text starting with "[html]" stays text; line
+ends are written `\\n`, so a question never holds a blank line, and `~ = # { } :` and
+backslashes are escaped. One right choice is `=`; several are `~%w%`, the right weights
+summing to 100 and the wrong ones to -100.
 """
 
 from collections.abc import Iterable
@@ -49,13 +50,18 @@ def category_path(names: tuple[str, ...]) -> str:
 def _question(question: ExportedQuestion) -> str:
     lines = [f"::{escape(question.id)}::[markdown]{escape(question.stem)} {{"]
     lines += [
-        f"{mark}[markdown]{escape(choice.text)}"
+        f"{mark}[markdown]{escape(choice.text)}{_feedback(choice.feedback)}"
         for mark, choice in zip(_marks(question), question.choices, strict=True)
     ]
     if question.explanation.strip():
         lines.append(f"####[markdown]{escape(question.explanation)}")
     lines.append("}")
     return "\n".join(lines)
+
+
+def _feedback(feedback: str) -> str:
+    """A choice's feedback as GIFT writes it after the choice ("" without one)."""
+    return f"#[markdown]{escape(feedback)}" if feedback.strip() else ""
 
 
 def _marks(question: ExportedQuestion) -> list[str]:

@@ -1,10 +1,11 @@
 """Questions as Moodle XML: a `<quiz>` of category entries and `multichoice` questions.
 
 Text is Markdown and marked `format="markdown"`, which Moodle renders itself; the
-explanation is the general feedback; `idnumber` is the question's id ("set-slug/key"), cut
-with a digest past Moodle's 100 characters. One right choice makes a `single` question
-(fraction 100 and 0); several make a multiple-response one whose right fractions sum to 100
-and wrong ones to -100. Built with ElementTree, so every text is escaped as XML.
+explanation is the general feedback, and a choice's feedback its answer's `<feedback>`;
+`idnumber` is the question's id ("set-slug/key"), cut with a digest past Moodle's 100
+characters. One right choice makes a `single` question (fraction 100 and 0); several make a
+multiple-response one whose right fractions sum to 100 and wrong ones to -100. Built with
+ElementTree, so every text is escaped as XML.
 """
 
 import hashlib
@@ -63,7 +64,7 @@ def _question(quiz: ET.Element, question: ExportedQuestion) -> None:
     fractions = weights(question) or ["100" if c.correct else "0" for c in question.choices]
     for choice, fraction in zip(question.choices, fractions, strict=True):
         answer = _text(element, "answer", choice.text, format="markdown", fraction=fraction)
-        _text(answer, "feedback", "", format="markdown")
+        _text(answer, "feedback", choice.feedback, format="markdown")
 
 
 def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Element:

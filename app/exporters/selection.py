@@ -13,6 +13,7 @@ from app.exporters.errors import UnknownSelection
 class ExportedChoice:
     text: str
     correct: bool
+    feedback: str = ""  # Markdown, shown under the choice after answering
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,9 @@ def _question(question: Question, topics: dict[int, Topic]) -> ExportedQuestion:
         topic=topics[topic_id].slug if topic_id in topics else None,
         topic_path=_path(topics, topic_id),
         stem=question.stem_md,
-        choices=tuple(ExportedChoice(c.text_md, c.is_correct) for c in question.choices),
+        choices=tuple(
+            ExportedChoice(c.text_md, c.is_correct, c.feedback_md) for c in question.choices
+        ),
         explanation=question.explanation_md,
         kind=question.kind,
         references=tuple(ExportedReference(r.url, r.title) for r in question.references),

@@ -8,11 +8,10 @@
 
 As in Moodle, a '=' answer makes a one-answer question and weights alone a multiple-response
 one. Categories become topics and sets (see gift_categories). Questions are matched by title
-within their category, untitled ones by their text. Choice feedback
-(`#...`) is added to the explanation, after the general feedback (`####...`), as Studyhall
-keeps one explanation a question. Essays, short answers, numerical, matching, missing-word
-questions, descriptions and one-answer questions with several right answers are skipped,
-each reported with its line.
+within their category, untitled ones by their text. The general feedback (`####...`) is the
+explanation, and a choice's feedback (`#...`) is the choice's own. Essays, short answers,
+numerical, matching, missing-word questions, descriptions and one-answer questions with
+several right answers are skipped, each reported with its line.
 """
 
 import re
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from app.content.bundle import Bundle, ChoiceData, QuestionData, Report
 from app.importers.errors import ImportRefused
 from app.importers.gift_categories import Catalogue
-from app.importers.markup import FORMATS, to_markdown, with_choice_feedback
+from app.importers.markup import FORMATS, to_markdown
 
 # Escaped characters stand in the text as private-use characters while it is parsed.
 _ESCAPES = {"\\": "\ue000", "~": "\ue001", "=": "\ue002", "#": "\ue003", "{": "\ue004"}
@@ -272,12 +271,14 @@ def _data(
             "none of the choices is right: mark one with '=' or give it a positive %weight%",
         )
     _warn_about_weights(choices, kind, report)
-    texts = [_markdown(choice.text, format) for choice in choices]
     return QuestionData(
         key="",
         stem=_convert(stem, format),  # its [format] was read already: "[html]" after it is text
-        choices=[ChoiceData(t, c.right(kind)) for t, c in zip(texts, choices, strict=True)],
-        explanation=_explanation(general, format, texts, choices),
+        choices=[
+            ChoiceData(_markdown(c.text, format), c.right(kind), _markdown(c.feedback, format))
+            for c in choices
+        ],
+        explanation=_markdown(general, format),
         line=line,
         kind=kind,
         source=f"{file}:{line}",
@@ -312,10 +313,3 @@ def _convert(text: str, format: str) -> str:
     if format in ("plain", "moodle"):
         text = " ".join(text.split())  # a line end in the file is a space; \n breaks a line
     return to_markdown(_restore(text), format)
-
-
-def _explanation(general: str, format: str, texts: list[str], choices: list[_Choice]) -> str:
-    """The general feedback, then each choice's own feedback as a list."""
-    feedback = [_markdown(choice.feedback, format) for choice in choices]
-    notes = list(zip(texts, feedback, strict=True))
-    return with_choice_feedback(_markdown(general, format) if general.strip() else "", notes)

@@ -30,22 +30,6 @@ def to_markdown(text: str, format: str) -> str:
     return html_to_markdown(text)
 
 
-def with_choice_feedback(explanation: str, feedback: list[tuple[str, str]]) -> str:
-    """An explanation (Markdown), then each choice's own feedback as a list: Studyhall keeps
-    one explanation a question. feedback holds (choice, its feedback) in Markdown; a choice
-    without feedback is left out."""
-    parts = [explanation] if explanation.strip() else []
-    notes = [f"- {_one_line(text)}: {_one_line(note)}" for text, note in feedback if note.strip()]
-    if notes:
-        parts.append("On the choices:\n\n" + "\n".join(notes))
-    return "\n\n".join(parts)
-
-
-def _one_line(markdown: str) -> str:
-    """Markdown on one line, for a list item: line breaks and paragraphs become spaces."""
-    return " ".join(markdown.replace("\\\n", " ").split())
-
-
 def html_to_markdown(html: str) -> str:
     """Sanitise HTML to a few tags, then write it as Markdown with its text escaped."""
     cleaned = nh3.clean(

@@ -23,10 +23,10 @@ a question goes to the set of the category entry before it. `multichoice` questi
 answer with `<single>true</single>`, else several) and `truefalse` ones are imported: a
 positive `fraction` marks a right choice. Each text is converted from its `format` (html,
 moodle_auto_format, markdown, plain_text) to Markdown. The general feedback is the
-explanation; each answer's feedback is listed after it, as the GIFT importer does. A
-question is matched by its `idnumber`, else by its name within its category, else by its
-text. Other question types are skipped and reported with their line; embedded images are
-not stored: each is replaced by its alt text or file name, with a warning.
+explanation, and each answer's feedback is its choice's own, as in GIFT. A question is
+matched by its `idnumber`, else by its name within its category, else by its text. Other
+question types are skipped and reported with their line; embedded images are not stored:
+each is replaced by its alt text or file name, with a warning.
 """
 
 import re
@@ -41,7 +41,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 from app.content.bundle import Bundle, ChoiceData, QuestionData, Report
 from app.importers.errors import ImportRefused
 from app.importers.gift_categories import Catalogue
-from app.importers.markup import to_markdown, with_choice_feedback
+from app.importers.markup import to_markdown
 
 FORMAT = "moodle-xml"
 MAX_CHOICES = 26  # a learner's answer names at most 26 choices (app/content/dependencies.py)
@@ -231,8 +231,10 @@ class _Reader:
         data = QuestionData(
             key="",
             stem=stem,
-            choices=[ChoiceData(c.text, r) for c, r in zip(choices, right, strict=True)],
-            explanation=with_choice_feedback(general, [(c.text, c.feedback) for c in choices]),
+            choices=[
+                ChoiceData(c.text, r, c.feedback) for c, r in zip(choices, right, strict=True)
+            ],
+            explanation=general,
             line=line,
             kind="single" if single else "multi",
             source=f"{self.file}:{line}",

@@ -1,5 +1,6 @@
 """Planted content for the export tests: GIFT's special characters, Markdown with code and
-braces, several right answers, formula-like cells, and a topic tree with a '/' in a name."""
+braces, several right answers, choices' feedback, formula-like cells, and a topic tree with a
+'/' in a name."""
 
 import json
 from collections.abc import Iterator
@@ -20,10 +21,10 @@ QUESTIONS: list[dict[str, Any]] = [
         "topic": "routing",
         "stem": SPECIALS,
         "choices": [
-            {"text": "a ~ b", "correct": True},
+            {"text": "a ~ b", "correct": True, "feedback": SPECIALS},
             {"text": "x = y", "correct": False},
-            {"text": "#hash and ####four", "correct": False},
-            {"text": "{brace} and key: value \\", "correct": False},
+            {"text": "#hash and ####four", "correct": False, "feedback": "####not general\n\n#"},
+            {"text": "{brace} and key: value \\", "correct": False, "feedback": "ends in \\"},
         ],
         "explanation": "Because ~ = # { } : \\ all need escaping.\n\n// not a comment",
     },
@@ -46,7 +47,7 @@ QUESTIONS: list[dict[str, Any]] = [
         "topic": "net",
         "stem": CODE,
         "choices": [
-            {"text": "`engine->getTensorShape()`", "correct": False},
+            {"text": "`engine->getTensorShape()`", "correct": False, "feedback": CODE},
             {"text": "`ctx->getTensorShape()` with `{}`", "correct": True},
         ],
         "explanation": "Para one.\n\n- a list\n- of `{x}`\n\nPara three.",
@@ -114,7 +115,9 @@ def exported_question(**fields: Any) -> ExportedQuestion:
         "topic": "routing",
         "topic_path": ("Net/Ops", "Routing: {basics}"),
         "stem": first["stem"],
-        "choices": tuple(ExportedChoice(c["text"], c["correct"]) for c in first["choices"]),
+        "choices": tuple(
+            ExportedChoice(c["text"], c["correct"], c.get("feedback", "")) for c in first["choices"]
+        ),
         "explanation": first["explanation"],
         "kind": "single",
         "references": (ExportedReference("https://example.org/a", "A"),),

@@ -18,7 +18,8 @@ def _read(db: Database) -> list[ExportedQuestion]:
 
 
 def _comparable(questions: list[ExportedQuestion]) -> list[tuple[object, ...]]:
-    """What a GIFT round trip keeps: text, choices, right answers, explanation, topic path."""
+    """What a GIFT round trip keeps: text, choices with their feedback, right answers,
+    explanation, topic path."""
     return sorted(
         (q.stem, q.choices, q.explanation, q.topic_path, q.kind == "multi") for q in questions
     )
@@ -36,6 +37,15 @@ def test_one_right_answer_uses_equals_and_tildes():
     assert block.splitlines()[0].startswith("::tricky/escapes::[markdown]Escapes\\: \\~ \\= \\#")
     assert [line[:2] for line in block.splitlines()[1:5]] == ["=[", "~[", "~[", "~["]
     assert block.splitlines()[5].startswith("####[markdown]Because \\~ \\= \\# \\{ \\} \\:")
+
+
+def test_a_choice_s_feedback_follows_it_after_a_hash_escaped():
+    block = write_gift([exported_question()]).split("\n\n")[2]
+    choices = block.splitlines()[1:5]
+    assert choices[0] == "=[markdown]a \\~ b#[markdown]" + escape(SPECIALS)
+    assert "#" not in choices[1]
+    assert choices[2].endswith("#[markdown]\\#\\#\\#\\#not general\\n\\n\\#")
+    assert choices[3].endswith("value \\\\#[markdown]ends in \\\\")
 
 
 def test_several_right_answers_share_100_and_wrong_ones_minus_100():
@@ -63,13 +73,15 @@ def test_category_is_the_topic_path_with_slashes_doubled():
     [SPECIALS, CODE, "[html]<b>not html</b>", "ends with a backslash \\", "a\n\n\n\nb", "x -> y"],
 )
 def test_planted_text_reads_back_unchanged(stem):
-    question = exported_question(stem=stem, explanation=stem)
+    choices = (ExportedChoice("a", True, stem), ExportedChoice(stem, False))
+    question = exported_question(stem=stem, explanation=stem, choices=choices)
     bundle, report = parse(write_gift([question]), "x.gift")
     (read,) = bundle.question_sets[0].questions
     assert report.warnings == []
     assert (read.stem, read.explanation) == (stem, stem)
-    assert [(c.text, c.correct) for c in read.choices] == [
-        (c.text, c.correct) for c in question.choices
+    assert [(c.text, c.correct, c.feedback) for c in read.choices] == [
+        ("a", True, stem),
+        (stem, False, ""),
     ]
     assert [t.title for t in bundle.topics] == ["Net/Ops", "Routing: {basics}"]
 
@@ -77,6 +89,8 @@ def test_planted_text_reads_back_unchanged(stem):
 def test_planted_bank_round_trips_through_the_importer(planted, other_db):
     import_file(other_db, write_gift(_read(planted)).encode(), "bank.gift", 0.99)
     assert _comparable(_read(other_db)) == _comparable(_read(planted))
+    feedback = {c.feedback for q in _read(other_db) for c in q.choices}
+    assert feedback == {"", SPECIALS, "####not general\n\n#", "ends in \\", CODE}
 
 
 def test_reimporting_the_file_matches_every_question(planted, other_db):

@@ -1,10 +1,13 @@
-"""Moodle XML export: well-formed, and shaped as Moodle's documented question format."""
+"""Moodle XML export: well-formed, shaped as Moodle's documented question format, and read
+back by the Moodle XML importer."""
 
 import xml.etree.ElementTree as ET
 
+from app.db import Database
 from app.exporters.moodle_xml import IDNUMBER_MAX, idnumber, write_moodle_xml
-from app.exporters.selection import ExportedChoice, read_questions
-from tests.exporters.conftest import QUESTIONS, exported_question
+from app.exporters.selection import ExportedChoice, ExportedQuestion, read_questions
+from tests.exporters.conftest import CODE, QUESTIONS, SPECIALS, exported_question
+from tests.factories import import_file
 
 
 def _quiz(planted) -> ET.Element:  # type: ignore[no-untyped-def]
@@ -52,6 +55,34 @@ def test_each_question_has_moodle_s_elements(planted):
     assert [_text(a, "text") for a in escapes.iter("answer")] == [
         c["text"] for c in QUESTIONS[0]["choices"]
     ]
+    assert [_text(a, "feedback/text") for a in escapes.iter("answer")] == [
+        c.get("feedback", "") for c in QUESTIONS[0]["choices"]
+    ]
+    assert {feedback.get("format") for feedback in escapes.iter("feedback")} == {"markdown"}
+
+
+def _read(db: Database) -> list[ExportedQuestion]:
+    with db.session_scope() as session:
+        return read_questions(session)
+
+
+def _comparable(questions: list[ExportedQuestion]) -> list[tuple[object, ...]]:
+    """What a round trip keeps: text, choices with their feedback, right answers, explanation,
+    topic path, and one answer or several."""
+    return sorted(
+        (q.stem, q.choices, q.explanation, q.topic_path, q.kind == "multi") for q in questions
+    )
+
+
+def test_planted_bank_round_trips_with_choice_feedback(planted, other_db):
+    text = write_moodle_xml(_read(planted)).encode()
+    report = import_file(other_db, text, "bank.xml", 0.99)
+    assert report.warnings == [] and report.counts["questions_created"] == len(QUESTIONS)
+    assert _comparable(_read(other_db)) == _comparable(_read(planted))
+    feedback = {c.feedback for q in _read(other_db) for c in q.choices}
+    assert feedback == {"", SPECIALS, "####not general\n\n#", "ends in \\", CODE}
+    again = import_file(other_db, text, "bank.xml", 0.99)
+    assert again.counts.get("questions_unchanged") == len(QUESTIONS)
 
 
 def test_fractions_sum_to_100_for_the_right_answers(planted):

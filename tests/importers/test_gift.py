@@ -73,15 +73,12 @@ def test_multiple_choice_with_choice_and_general_feedback():
     ospf = questions(SAMPLE.decode())["ospf"]
     assert ospf.kind == "single" and ospf.line == 4
     assert ospf.stem == "Which protocol is a **link-state** protocol?"
-    assert [(c.text, c.correct) for c in ospf.choices] == [
-        ("OSPF", True),
-        ("RIP", False),
-        ("BGP", False),
+    assert [(c.text, c.correct, c.feedback) for c in ospf.choices] == [
+        ("OSPF", True, "Right: it floods link states."),
+        ("RIP", False, "No: RIP is a distance-vector protocol."),
+        ("BGP", False, ""),
     ]
-    assert ospf.explanation == (
-        "OSPF builds a map of the network.\n\nOn the choices:\n\n"
-        "- OSPF: Right: it floods link states.\n- RIP: No: RIP is a distance-vector protocol."
-    )
+    assert ospf.explanation == "OSPF builds a map of the network."
 
 
 def test_weights_make_a_multiple_response_question():
@@ -113,9 +110,26 @@ def test_true_false_gives_two_choices(block, right):
 
 def test_true_false_feedback_first_for_the_wrong_answer():
     loopback = questions(SAMPLE.decode())["loopback"]
-    assert loopback.explanation == (
-        "On the choices:\n\n- True: Yes, the whole 127/8 block.\n- False: It is."
+    assert [(c.text, c.feedback) for c in loopback.choices] == [
+        ("True", "Yes, the whole 127/8 block."),
+        ("False", "It is."),
+    ]
+    assert loopback.explanation == ""
+
+
+def test_choice_feedback_is_converted_as_other_text_and_kept_off_the_explanation():
+    text = (
+        "[html]Which? {\n=a#<b>Yes</b><script>alert(1)</script> \\# \\{1\\}\n"
+        "~b#[markdown]**No**: see `x\\=y`\\nnext line\n~c#[plain]<i>not html</i>\n"
+        "####[markdown]General.\n}\n"
     )
+    (question,) = questions(text).values()
+    assert [c.feedback for c in question.choices] == [
+        "**Yes** \\# {1}",
+        "**No**: see `x=y`\nnext line",
+        "\\<i\\>not html\\</i\\>",
+    ]
+    assert question.explanation == "General."
 
 
 def test_escapes_and_markdown_format():
@@ -371,7 +385,8 @@ def test_more_moodle_types_are_skipped(text, reason):
 
 def test_the_general_feedback_is_after_the_last_four_hashes():
     (question,) = questions("Which? {=a ~b #### see #### this}\n").values()
-    assert question.explanation.split("\n\n")[0] == "this"
+    assert question.explanation == "this"
+    assert [c.feedback for c in question.choices] == ["", "\\### see"]
 
 
 def test_an_arrow_in_a_multiple_choice_question_is_text_as_in_moodle():

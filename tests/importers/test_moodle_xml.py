@@ -92,14 +92,12 @@ def test_a_single_answer_question_with_general_and_choice_feedback():
     ospf = questions(SAMPLE.decode())["net-ospf"]
     assert ospf.kind == "single" and ospf.line == 8 and ospf.source == "quiz.xml:8"
     assert ospf.stem == "Which protocol is a **link-state** protocol?"
-    assert [(c.text, c.correct) for c in ospf.choices] == [
-        ("OSPF", True),
-        ("RIP", False),
-        ("BGP", False),
+    assert [(c.text, c.correct, c.feedback) for c in ospf.choices] == [
+        ("OSPF", True, "Right: areas and LSAs."),
+        ("RIP", False, ""),
+        ("BGP", False, ""),
     ]
-    assert ospf.explanation == (
-        "OSPF floods *link states*.\n\nOn the choices:\n\n- OSPF: Right: areas and LSAs."
-    )
+    assert ospf.explanation == "OSPF floods *link states*."
 
 
 def test_a_multiple_response_question_and_fractions_that_do_not_sum_to_100():
@@ -118,8 +116,29 @@ def test_a_multiple_response_question_and_fractions_that_do_not_sum_to_100():
 def test_true_false_gives_two_choices_with_their_feedback():
     ports = questions(SAMPLE.decode())["ports"]
     assert ports.kind == "single" and ports.stem == "Well-known ports are below 1024 & fixed."
-    assert [(c.text, c.correct) for c in ports.choices] == [("True", True), ("False", False)]
-    assert ports.explanation == "On the choices:\n\n- True: Yes, 0 to 1023.\n- False: No."
+    assert [(c.text, c.correct, c.feedback) for c in ports.choices] == [
+        ("True", True, "Yes, 0 to 1023."),
+        ("False", False, "No."),
+    ]
+    assert ports.explanation == ""
+
+
+def test_choice_feedback_is_converted_from_its_format_and_kept_off_the_explanation():
+    answers = (
+        '<answer fraction="100"><text>a</text><feedback><text><![CDATA['
+        "<p>Yes <b>this</b><script>alert(1)</script></p>]]></text></feedback></answer>\n"
+        '<answer fraction="0"><text>b</text><feedback format="markdown"><text>'
+        "**No**: `x &lt; y`</text></feedback></answer>\n"
+        '<answer fraction="0"><text>c</text><feedback format="plain_text"><text>'
+        "&lt;i&gt;not html&lt;/i&gt;</text></feedback></answer>\n"
+    )
+    (question,) = questions(multichoice(stem("Which?"), answers)).values()
+    assert [c.feedback for c in question.choices] == [
+        "Yes **this**",
+        "**No**: `x < y`",
+        "\\<i\\>not html\\</i\\>",
+    ]
+    assert question.explanation == ""
 
 
 def test_shuffle_off_and_tags_are_reported_with_their_line():
@@ -397,8 +416,8 @@ def _read(db: Database) -> list[ExportedQuestion]:
 
 
 def _comparable(questions: list[ExportedQuestion]) -> list[tuple[object, ...]]:
-    """What a Moodle XML round trip keeps: text, choices, right answers, explanation, topic
-    path, and one answer or several."""
+    """What a Moodle XML round trip keeps: text, choices with their feedback, right answers,
+    explanation, topic path, and one answer or several."""
     return sorted(
         (q.stem, q.choices, q.explanation, q.topic_path, q.kind == "multi") for q in questions
     )
