@@ -70,7 +70,12 @@ def test_filters_by_flag_source_set_and_topic(db, author):
     assert rows == [f"/author/items/{ids['hard']}"]
     html = author.get("/author/items?source=practice").text
     assert "Practice has no attempt" in html and "n/a" in html
-    other = QuestionData("other", "Another set's question?", [ChoiceData("yes", True)], "So.")
+    other = QuestionData(
+        "other",
+        "Another set's question?",
+        [ChoiceData("yes", True), ChoiceData("no", False)],
+        "So.",
+    )
     bundle = a_set(other, slug="elsewhere")
     bundle.topics.append(TopicData("elsewhere-topic", "Elsewhere"))
     bundle.question_sets[0].questions[0].topic = "elsewhere-topic"
@@ -134,7 +139,10 @@ def test_the_page_runs_as_many_statements_for_many_questions_as_for_few(app, db,
 def test_the_csv_holds_the_same_rows_with_formulas_defused(db, author):
     planted = plant(db)
     hostile = QuestionData(
-        "hostile", '=HYPERLINK("http://evil.example")', [ChoiceData("ok", True)], "No."
+        "hostile",
+        '=HYPERLINK("http://evil.example")',
+        [ChoiceData("ok", True), ChoiceData("not ok", False)],
+        "No.",
     )
     bundle = a_set(hostile, slug="hostile")
     bundle.question_sets[0].title = "@Evil set"
