@@ -1,15 +1,12 @@
 """Password hashing (Argon2id with OWASP's parameters) and the rules a new password must meet."""
 
-import asyncio
-import contextvars
 import os
-import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import TypeVar
 
+import anyio
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -24,23 +21,7 @@ T = TypeVar("T")
 # (an exam starting) queues here instead of taking every core from the pages being read.
 HASHING_AT_ONCE = max(1, (os.cpu_count() or 2) - 1)
 _HASHING = threading.BoundedSemaphore(HASHING_AT_ONCE)
-# A low scheduling priority for log-ins' password checks (nice 10: about a tenth of a core's
-# share beside a request's thread): on a busy machine the pages and saves of learners already
-# in an exam go first, and the checks are slowed, never starved (19 starved them).
-CHECKING_NICENESS = 10
-
-
-def _yield_to_requests() -> None:
-    if sys.platform == "linux":  # there a thread has a priority of its own
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), CHECKING_NICENESS)
-        except OSError:
-            pass
-
-
-_CHECKERS = ThreadPoolExecutor(
-    HASHING_AT_ONCE, thread_name_prefix="studyhall-password", initializer=_yield_to_requests
-)
+_TURNS = anyio.CapacityLimiter(HASHING_AT_ONCE)
 # Verified when a username is unknown, so that answer takes as long as a wrong password.
 _DUMMY_HASH = HASHER.hash("not a real password, only spends time")
 
@@ -77,13 +58,12 @@ def check_new_password(password: str, username: str = "") -> None:
 
 
 async def in_turn(work: Callable[[], T]) -> T:
-    """Run work that checks a password in a password-checking thread once its turn comes.
+    """Run work that checks a password in a thread once its turn comes.
 
-    Waiting for the turn holds no thread, so a queue of log-ins leaves the database's threads
-    to everything else; the checking threads run at the lowest priority.
+    Waiting for the turn holds no thread, so a queue of log-ins leaves the thread pool to
+    everything else.
     """
-    run = contextvars.copy_context().run  # the request's id goes with it into log lines
-    return await asyncio.get_running_loop().run_in_executor(_CHECKERS, run, work)
+    return await anyio.to_thread.run_sync(work, limiter=_TURNS)
 
 
 def hash_password(password: str) -> str:

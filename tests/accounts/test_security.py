@@ -1,11 +1,6 @@
 """Security baseline: cross-site requests, API tokens, stored hashes, nothing secret in clear."""
 
-import asyncio
 import logging
-import os
-import sys
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from argon2 import extract_parameters
@@ -13,7 +8,6 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, inspect, select, text
 
 from app.accounts.models import User
-from app.accounts.passwords import CHECKING_NICENESS, in_turn
 from app.models import Base
 from tests.factories import PASSWORD, choice_ids, log_in, question_id
 
@@ -227,15 +221,3 @@ def test_two_log_ins_at_once_both_succeed_while_the_hash_is_upgraded(make_user, 
             session, "ann", PASSWORD, "10.0.0.3", Policy(), both_checked, None
         )
     assert not isinstance(refused, str)
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own priority is Linux's")
-def test_a_password_check_runs_below_the_requests_priority():
-    """A wave of log-ins must not take the cores from learners' pages and saves."""
-
-    def niceness() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    with ThreadPoolExecutor(1) as caller:  # an event loop of its own, whatever runs here
-        checked = caller.submit(lambda: asyncio.run(in_turn(niceness))).result()
-    assert checked == CHECKING_NICENESS > niceness()
