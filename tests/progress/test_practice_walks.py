@@ -113,7 +113,7 @@ def test_a_set_continues_at_the_first_question_not_answered(ann, client, seeded)
 
 def test_a_set_nobody_answered_starts_at_its_first_question(ann, seeded):
     assert (
-        _link(ann.get(f"/sets/{SEED_SET}").text, "Start")
+        _link(ann.get(f"/sets/{SEED_SET}").text, "Start practising")
         == f"/questions/{question_id(seeded, '1')}"
     )
 
