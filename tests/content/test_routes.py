@@ -50,7 +50,8 @@ def test_question_set_page_links_every_question(client, seeded):
     links = [a["href"] for a in tags(html, "a") if (a.get("href") or "").startswith("/questions/")]
     assert len(set(links)) == 7
     first = f"/questions/{question_id(seeded, '1')}"
-    assert f'<a class="button" href="{first}">Start practising</a>' in html  # a guest starts at the start
+    # a guest starts at the start
+    assert f'<a class="button" href="{first}">Start practising</a>' in html
 
 
 def test_question_page_hides_the_answer_until_checked(client, seeded):
