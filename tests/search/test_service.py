@@ -6,11 +6,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.accounts.service import Viewer
+from app.content.editor import retire_question
 from app.search import terms
 from app.search.queries import TOTAL_CAP
 from app.search.service import search
 from app.search.terms import Term, marked_html, parse_query
-from tests.factories import SHIPPED_SEED_DIR, a_note, a_question, a_set, load, load_seed
+from tests.factories import (
+    SHIPPED_SEED_DIR,
+    a_note,
+    a_question,
+    a_set,
+    load,
+    load_seed,
+    question_id,
+)
 
 CALIBRATION_STEM = "algorithm is most suitable"
 
@@ -136,6 +146,21 @@ def test_the_index_follows_imports_edits_and_removals(db):
     assert find(db, "sparsity").notes[0].anchor == "extra"
     load(db, a_note("## Engines\n\nThe optimizer makes an engine."))
     assert not find(db, "sparsity").total
+
+
+def test_a_retired_question_leaves_the_index_until_it_is_brought_back(db):
+    load(db, a_set(a_question("1", "What does a calibrator do?"), a_question("2", "Calibrator?")))
+    qid = question_id(db, "1", "basics")
+    author = Viewer(id=1, username="ann", role="author")
+    with db.session_scope(write=True) as session:
+        assert retire_question(session, author, qid, retire=True)
+    assert [hit.id for hit in find(db, "calibrator").questions] != []
+    assert qid not in [hit.id for hit in find(db, "calibrator").questions]
+    assert find(db, "calibrator").total == 1
+    with db.session_scope(write=True) as session:
+        assert retire_question(session, author, qid, retire=False)
+    assert qid in [hit.id for hit in find(db, "calibrator").questions]
+    assert find(db, "calibrator").total == 2
 
 
 def test_choices_and_explanations_are_searched(db):
