@@ -9,23 +9,12 @@ the file back, one leading apostrophe is taken off every cell that has one (`ung
 
 import csv
 import io
-import string
 from collections.abc import Iterable
 
+from app.content.csv_layout import COLUMNS, LETTERS
 from app.exporters.errors import NotExportable
 from app.exporters.selection import ExportedQuestion
 
-LETTERS = string.ascii_uppercase[:8]
-COLUMNS = [
-    "id",
-    "question",
-    *(f"choice_{letter.lower()}" for letter in LETTERS),
-    "right",
-    "explanation",
-    "topic",
-    "reference_url",
-    "reference_title",
-]
 _GUARDED = ("=", "+", "-", "@", "\t", "\r", "'")
 
 

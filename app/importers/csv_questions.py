@@ -19,23 +19,12 @@ import re
 from dataclasses import dataclass
 
 from app.content.bundle import Bundle, ChoiceData, QuestionData, ReferenceData, Report
+from app.content.csv_layout import CHOICES, COLUMNS, LETTERS
 from app.importers.errors import ImportRefused
 from app.importers.gift_categories import Catalogue
 from app.importers.keys import file_set, text_key, title_key
 from app.importers.text import plain_to_markdown
 
-LETTERS = "ABCDEFGH"
-CHOICES = tuple(f"choice_{letter.lower()}" for letter in LETTERS)
-COLUMNS = (
-    "id",
-    "question",
-    *CHOICES,
-    "right",
-    "explanation",
-    "topic",
-    "reference_url",
-    "reference_title",
-)
 _RIGHT_SPLIT = re.compile(r"[\s,;/+&]+")
 _URL = re.compile(r"^https?://\S+$", re.IGNORECASE)
 

@@ -5,9 +5,10 @@ import io
 
 import pytest
 
+from app.content.csv_layout import COLUMNS
 from app.exporters.errors import NotExportable
 from app.exporters.selection import ExportedChoice, read_questions
-from app.exporters.spreadsheet import COLUMNS, guard, unguard, write_csv
+from app.exporters.spreadsheet import guard, unguard, write_csv
 from tests.exporters.conftest import QUESTIONS, exported_question
 
 
@@ -17,11 +18,11 @@ def _rows(text: str) -> list[dict[str, str]]:
 
 
 def test_columns_are_the_agreed_ones():
-    assert COLUMNS == [
+    assert COLUMNS == (
         "id", "question", "choice_a", "choice_b", "choice_c", "choice_d", "choice_e",
         "choice_f", "choice_g", "choice_h", "right", "explanation", "topic", "reference_url",
         "reference_title",
-    ]  # fmt: skip
+    )  # fmt: skip
     assert write_csv([]).splitlines() == ["\ufeff" + ",".join(COLUMNS)]
 
 
