@@ -176,7 +176,12 @@ async def export_my_data(viewer: RequiredViewer, db: DatabaseDep, now: NowDep) -
     "/account/anki-deck",
     name="my_anki_deck",
     response_class=Response,
-    responses={200: {"content": {"application/x-apkg": {}}, "description": "An Anki deck"}},
+    responses={
+        200: {
+            "content": {"application/x-apkg": {"schema": {"type": "string", "format": "binary"}}},
+            "description": "An Anki deck",
+        }
+    },
 )
 async def my_anki_deck(viewer: RequiredViewer, db: DatabaseDep, now: NowDep) -> Response:
     """Download the questions I answered wrong or flagged as an Anki deck."""

@@ -150,3 +150,8 @@ def test_nothing_missed_gives_a_message_not_an_empty_file(ann, user_client, seed
 def test_guests_are_sent_to_log_in(client):
     response = client.get("/account/anki-deck", follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"].startswith("/login")
+
+
+def test_the_deck_is_documented_as_a_download(client):
+    operation = client.get("/openapi.json").json()["paths"]["/account/anki-deck"]["get"]
+    assert "application/x-apkg" in operation["responses"]["200"]["content"]
