@@ -58,7 +58,7 @@ def test_an_unknown_set_or_topic_is_named(planted, sets, topic, message):
 
 
 def test_an_unknown_format_lists_the_known_ones(planted):
-    with pytest.raises(UnknownFormat, match="choose one of json, gift, moodle-xml, csv"):
+    with pytest.raises(UnknownFormat, match="choose one of json, gift, moodle-xml, csv, apkg"):
         with planted.session_scope() as session:
             export_file(session, "xls")
 
