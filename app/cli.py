@@ -261,7 +261,9 @@ def import_(
 def export(
     format: Annotated[
         str,
-        typer.Option("--format", "-f", help="json (all content), gift, moodle-xml or csv."),
+        typer.Option(
+            "--format", "-f", help="json (all content), gift, moodle-xml, csv or apkg (Anki)."
+        ),
     ] = "json",
     output: Annotated[
         Path | None,
@@ -275,7 +277,8 @@ def export(
         str | None, typer.Option("--topic", help="Only the questions of this topic and under it.")
     ] = None,
 ) -> None:
-    """Export content: JSON reproduces all of it; GIFT, Moodle XML and CSV hold the questions."""
+    """Export content: JSON reproduces all of it; GIFT, Moodle XML, CSV and Anki hold the
+    questions."""
     from app.errors import DomainError
     from app.exporters.errors import NotExportable
     from app.exporters.service import FORMATS, export_file
@@ -286,6 +289,9 @@ def export(
             f"{', '.join(FORMATS)}.[/]"
         )
         raise typer.Exit(2)
+    if output is None and FORMATS[format].binary:
+        err.print("[red]An Anki deck is a binary file:[/] name the file to write with -o FILE.")
+        raise typer.Exit(2)
     try:
         with _database().session_scope() as session:
             exported = export_file(session, format, sets, topic)
@@ -295,7 +301,7 @@ def export(
     if output is None:
         sys.stdout.write(exported.text)
     else:
-        output.write_text(exported.text, encoding="utf-8")
+        output.write_bytes(exported.data)
         err.print(f"Wrote {escape(str(output))}")
 
 

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
 from app.content import queries as content_queries
@@ -27,6 +27,7 @@ from app.content.dependencies import (
 from app.content.routes import practice_page
 from app.db import Database
 from app.exams import queries as exam_queries
+from app.exams.deck import learner_deck
 from app.exams.dependencies import grace_of
 from app.exams.dependencies import now_of as exam_now
 from app.exams.read_models import OpenAttempt
@@ -164,6 +165,33 @@ async def export_my_data(viewer: RequiredViewer, db: DatabaseDep, now: NowDep) -
     return Response(
         json.dumps(data, indent=1),
         media_type="application/json",
+        headers={
+            "content-disposition": f'attachment; filename="{name}"',
+            "cache-control": "no-store",
+        },
+    )
+
+
+@router.get(
+    "/account/anki-deck",
+    name="my_anki_deck",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"application/x-apkg": {"schema": {"type": "string", "format": "binary"}}},
+            "description": "An Anki deck",
+        }
+    },
+)
+async def my_anki_deck(viewer: RequiredViewer, db: DatabaseDep, now: NowDep) -> Response:
+    """Download the questions I answered wrong or flagged as an Anki deck."""
+    deck = await db.read(learner_deck, viewer.id)
+    if deck is None:
+        return RedirectResponse("/account?done=deck-empty", status_code=303)
+    name = f"studyhall-{viewer.username}-missed-and-flagged-{now.date().isoformat()}.apkg"
+    return Response(
+        deck,
+        media_type="application/x-apkg",
         headers={
             "content-disposition": f'attachment; filename="{name}"',
             "cache-control": "no-store",

@@ -292,7 +292,8 @@ def test_exported_file_imports_back(run, seeded, cli_db):
 def test_export_refuses_other_formats(run, seeded):
     result = run("export", "--format", "xml")
     assert result.exit_code == 2
-    assert "Unknown export format 'xml'; choose one of json, gift, moodle-xml, csv." in said(result)
+    formats = "json, gift, moodle-xml, csv, apkg"
+    assert f"Unknown export format 'xml'; choose one of {formats}." in said(result)
     assert result.stdout == ""
 
 

@@ -1,4 +1,4 @@
-"""Authoring: download the question bank as JSON, GIFT, Moodle XML or CSV."""
+"""Authoring: download the question bank as JSON, GIFT, Moodle XML, CSV or an Anki deck."""
 
 from typing import Annotated, Any
 
@@ -84,7 +84,7 @@ async def export_download(request: Request, viewer: Author, db: DatabaseDep) -> 
         )
     disposition = f'attachment; filename="{exported.filename}"'
     return Response(
-        exported.text.encode("utf-8"),
+        exported.data,
         media_type=exported.media_type,
         headers={"Content-Disposition": disposition, "Cache-Control": "private, no-store"},
     )

@@ -1,8 +1,9 @@
 """The questions an export holds, read in a fixed number of queries, as plain values."""
 
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import Select, and_, or_, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from app.content.models import Question, QuestionSet, Topic
@@ -39,9 +40,13 @@ class ExportedQuestion:
 
 
 def read_questions(
-    session: Session, sets: list[str] | None = None, topic: str | None = None
+    session: Session,
+    sets: list[str] | None = None,
+    topic: str | None = None,
+    only: Select[Any] | None = None,
 ) -> list[ExportedQuestion]:
-    """Read the questions of the given sets (all without), under a topic and its subtopics."""
+    """Read the questions of the given sets (all without), under a topic and its subtopics;
+    with `only`, a query of question ids, just those."""
     topics = {t.id: t for t in session.scalars(select(Topic))}
     query = (
         select(Question)
@@ -53,6 +58,8 @@ def read_questions(
         .join(QuestionSet, Question.set_id == QuestionSet.id)
         .order_by(QuestionSet.slug, Question.position)
     )
+    if only is not None:
+        query = query.where(Question.id.in_(only))
     if sets:
         found = set(session.scalars(select(QuestionSet.slug).where(QuestionSet.slug.in_(sets))))
         missing = [slug for slug in sets if slug not in found]

@@ -13,6 +13,7 @@ from app.accounts.errors import PermissionDenied
 from app.accounts.service import Viewer
 from app.content.export import export_content
 from app.content.models import QuestionSet, Topic
+from app.exporters.anki import write_apkg
 from app.exporters.errors import UnknownFormat
 from app.exporters.gift import write_gift
 from app.exporters.moodle_xml import write_moodle_xml
@@ -20,7 +21,7 @@ from app.exporters.selection import ExportedQuestion, read_questions
 from app.exporters.spreadsheet import write_csv
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")  # a file name in a header stays a plain word
-Writer = Callable[[list[ExportedQuestion]], str]
+Writer = Callable[[list[ExportedQuestion]], str | bytes]
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class Format:
     extension: str
     media_type: str
     write: Writer | None  # None: the JSON export of all content
+    binary: bool = False  # bytes, never written to a terminal
 
 
 FORMATS: dict[str, Format] = {
@@ -36,14 +38,27 @@ FORMATS: dict[str, Format] = {
     "gift": Format("GIFT (Moodle text)", "gift", "text/plain; charset=utf-8", write_gift),
     "moodle-xml": Format("Moodle XML", "xml", "application/xml", write_moodle_xml),
     "csv": Format("CSV (spreadsheets)", "csv", "text/csv; charset=utf-8", write_csv),
+    "apkg": Format("Anki deck", "apkg", "application/x-apkg", write_apkg, True),
 }
 
 
 @dataclass(frozen=True)
 class ExportFile:
-    text: str
+    content: str | bytes  # bytes for a binary format (an Anki deck)
     filename: str
     media_type: str
+
+    @property
+    def text(self) -> str:
+        """The file as text; a binary file has none."""
+        if isinstance(self.content, bytes):
+            raise TypeError(f"{self.filename} is a binary file")
+        return self.content
+
+    @property
+    def data(self) -> bytes:
+        """The file's bytes (text as UTF-8)."""
+        return self.content if isinstance(self.content, bytes) else self.content.encode("utf-8")
 
 
 def export_file(
@@ -54,10 +69,12 @@ def export_file(
     if chosen is None:
         raise UnknownFormat(f"unknown export format {format!r}; choose one of {', '.join(FORMATS)}")
     if chosen.write is None:
-        text = json.dumps(_json(session, sets, topic), ensure_ascii=False, indent=2) + "\n"
+        content: str | bytes = (
+            json.dumps(_json(session, sets, topic), ensure_ascii=False, indent=2) + "\n"
+        )
     else:
-        text = chosen.write(read_questions(session, sets, topic))
-    return ExportFile(text, file_name(chosen.extension, sets, topic), chosen.media_type)
+        content = chosen.write(read_questions(session, sets, topic))
+    return ExportFile(content, file_name(chosen.extension, sets, topic), chosen.media_type)
 
 
 def _json(session: Session, sets: list[str] | None, topic: str | None) -> dict[str, Any]:

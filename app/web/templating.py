@@ -113,6 +113,10 @@ FLASH = {
     "question-returned": "The question is back in practice, its set's list and new exams.",
     "question-unchanged": "Nothing had changed, so no revision was kept.",
     "revision-restored": "The revision was restored as a new revision.",
+    "deck-empty": (
+        "You have no missed or flagged questions yet, so there is no deck to download: "
+        "practise or take an exam, then come back."
+    ),
 }
 
 

@@ -2,8 +2,12 @@
 braces, several right answers, choices' feedback, formula-like cells, and a topic tree with a
 '/' in a name."""
 
+import io
 import json
+import sqlite3
+import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -123,3 +127,48 @@ def exported_question(**fields: Any) -> ExportedQuestion:
         "references": (ExportedReference("https://example.org/a", "A"),),
     }
     return ExportedQuestion(**(values | fields))
+
+
+@dataclass(frozen=True)
+class AnkiNote:
+    guid: str
+    model_id: int
+    fields: dict[str, str]
+    tags: list[str]
+
+
+@dataclass(frozen=True)
+class AnkiDeck:
+    """What an .apkg holds, read back from its collection."""
+
+    names: list[str]  # the zip's members
+    decks: dict[int, str]  # id -> name, Anki's "Default" deck left out
+    models: dict[int, str]  # id -> name
+    notes: list[AnkiNote]
+    cards: list[tuple[int, int]]  # (note id, deck id)
+
+
+def read_apkg(data: bytes) -> AnkiDeck:
+    """Open an Anki package: a zip whose collection.anki2 is an SQLite database."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        collection = archive.read("collection.anki2")
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.deserialize(collection)
+        decks_json, models_json = connection.execute("SELECT decks, models FROM col").fetchone()
+        models = {int(k): m for k, m in json.loads(models_json).items()}
+        fields = {mid: [f["name"] for f in m["flds"]] for mid, m in models.items()}
+        notes = [
+            AnkiNote(
+                guid, mid, dict(zip(fields[mid], flds.split("\x1f"), strict=True)), tags.split()
+            )
+            for guid, mid, flds, tags in connection.execute(
+                "SELECT guid, mid, flds, tags FROM notes ORDER BY id"
+            )
+        ]
+        cards = list(connection.execute("SELECT nid, did FROM cards ORDER BY id"))
+    finally:
+        connection.close()
+    decks = {int(k): d["name"] for k, d in json.loads(decks_json).items() if d["name"] != "Default"}
+    return AnkiDeck(names, decks, {k: m["name"] for k, m in models.items()}, notes, cards)

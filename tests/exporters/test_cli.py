@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from app.cli import cli
 from app.db import Database
-from tests.exporters.conftest import DOCUMENT
+from tests.exporters.conftest import DOCUMENT, read_apkg
 from tests.factories import import_file
 
 
@@ -64,7 +64,7 @@ def test_json_stays_the_default(run, content):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--format", "xls"], "Unknown export format 'xls'; choose one of json, gift, moodle-xml, csv."),
+        (["--format", "xls"], "Unknown export format 'xls'; choose one of json, gift, moodle-xml, csv, apkg."),
         (["--format", "gift", "--set", "nope"], "Nothing exported: no question set has the slug 'nope'"),
         (["--format", "csv", "--topic", "[red]x"], "Nothing exported: no topic has the slug '[red]x'"),
     ],
@@ -93,3 +93,24 @@ def test_content_the_format_cannot_hold_exits_1(run, content):
     assert result.exit_code == 1
     assert "question plain/wide has 9 choices; CSV holds at most 8" in said(result)
     assert run("export", "--format", "gift").exit_code == 0
+
+
+def test_an_anki_deck_of_a_topic_to_a_file(run, content, tmp_path):
+    result = run("export", "--format", "apkg", "--topic", "routing", "-o", "routing.apkg")
+    assert result.exit_code == 0, result.output
+    assert "Wrote routing.apkg" in said(result) and result.stdout == ""
+    deck = read_apkg((tmp_path / "routing.apkg").read_bytes())
+    assert sorted(n.fields["Id"] for n in deck.notes) == ["tricky/escapes", "tricky/multi"]
+
+
+def test_an_anki_deck_is_never_written_to_standard_output(run, content):
+    result = run("export", "--format", "apkg")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "An Anki deck is a binary file: name the file to write with -o FILE." in said(result)
+
+
+def test_an_empty_anki_deck_is_refused(run, content, tmp_path):
+    result = run("export", "-f", "apkg", "--set", "plain", "--topic", "net", "-o", "none.apkg")
+    assert result.exit_code == 1
+    assert "the selection holds no questions" in said(result)
+    assert not (tmp_path / "none.apkg").exists()

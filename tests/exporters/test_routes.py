@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from app.importers.gift import parse
-from tests.exporters.conftest import DOCUMENT
+from tests.exporters.conftest import DOCUMENT, read_apkg
 from tests.factories import tags
 
 
@@ -27,6 +27,7 @@ def test_the_form_offers_formats_sets_and_topics_and_works_without_script(author
         "gift",
         "moodle-xml",
         "csv",
+        "apkg",
     ]
     assert [i["value"] for i in inputs if i.get("name") == "set"] == ["plain", "tricky"]
     options = [o.get("value") for o in tags(page.text, "option")]
@@ -67,6 +68,24 @@ def test_csv_of_two_sets_keeps_its_byte_order_mark(author):
     assert response.headers["content-type"] == "text/csv; charset=utf-8"
 
 
+def test_an_anki_deck_of_a_set_downloads_as_binary(author):
+    response = author.get("/author/export/file", params={"format": "apkg", "set": "tricky"})
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/x-apkg"
+    assert response.headers["content-disposition"] == (
+        'attachment; filename="studyhall-questions-tricky.apkg"'
+    )
+    assert len(read_apkg(response.content).notes) == 4
+
+
+def test_an_empty_anki_deck_shows_the_form_again(author):
+    params = {"format": "apkg", "set": "plain", "topic": "net"}
+    response = author.get("/author/export/file", params=params)
+    assert response.status_code == 422
+    assert "Nothing exported: the selection holds no questions" in response.text
+    assert "content-disposition" not in response.headers
+
+
 def test_json_of_everything_is_the_default_export(author):
     response = author.get("/author/export/file", params={"format": "json", "topic": ""})
     assert response.status_code == 200 and response.json()["format"] == "studyhall.content/1"
@@ -94,7 +113,9 @@ def test_bad_choices_show_the_form_again_with_a_message(author, params, message)
 def test_learners_may_not_export(user_client, planted):
     client = user_client("reader")
     assert client.get("/author/export").status_code == 403
-    assert client.get("/author/export/file", params={"format": "gift"}).status_code == 403
+    for format in ("gift", "apkg"):
+        response = client.get("/author/export/file", params={"format": format})
+        assert response.status_code == 403 and "content-disposition" not in response.headers
 
 
 @pytest.mark.parametrize("path", ["/author/export", "/author/export/file?format=gift"])

@@ -14,6 +14,7 @@ from app.db import Database
 from app.exporters.errors import UnknownFormat, UnknownSelection
 from app.exporters.selection import read_questions
 from app.exporters.service import FORMATS, export_file, export_for, file_name
+from tests.exporters.conftest import read_apkg
 from tests.factories import import_long_set
 
 
@@ -57,7 +58,7 @@ def test_an_unknown_set_or_topic_is_named(planted, sets, topic, message):
 
 
 def test_an_unknown_format_lists_the_known_ones(planted):
-    with pytest.raises(UnknownFormat, match="choose one of json, gift, moodle-xml, csv"):
+    with pytest.raises(UnknownFormat, match="choose one of json, gift, moodle-xml, csv, apkg"):
         with planted.session_scope() as session:
             export_file(session, "xls")
 
@@ -115,6 +116,19 @@ def test_a_larger_bank_takes_no_more_queries(planted, format):
     import_long_set(planted, "bulk", 120)
     large, large_size = count()
     assert large_size > small_size * 5  # 125 questions against 5
+    assert large == small <= 4
+
+
+def test_an_anki_deck_of_a_larger_bank_takes_no_more_queries(planted):
+    def count() -> tuple[int, int]:
+        with _statements(planted) as statements, planted.session_scope() as session:
+            exported = export_file(session, "apkg")
+        return len(statements), len(read_apkg(exported.data).notes)
+
+    small, notes = count()
+    import_long_set(planted, "bulk", 120)
+    large, more = count()
+    assert (notes, more) == (5, 125)
     assert large == small <= 4
 
 
