@@ -196,6 +196,22 @@ def test_import_refuses_a_file_over_the_size_limit(run, cli_db, monkeypatch):
     assert row_counts(cli_db)["question"] == 0
 
 
+def test_import_recognises_the_format_by_the_files_name(run, cli_db):
+    write("quiz.gift", "Which one? {=This ~That}\n")
+    write("other.aiken.txt", "Which one?\nA. This\nB. That\nANSWER: A\n")
+    write("mixed.csv", "Which one?\nA. This\nB. That\nANSWER: A\n")
+    result = run("import", "quiz.gift", "other.aiken.txt", "mixed.csv")
+    assert result.exit_code == 1
+    output = said(result)
+    assert "imported quiz.gift (gift)" in output
+    assert "imported other.aiken.txt (aiken)" in output
+    assert (
+        "refused mixed.csv:1: the file's name says csv but its content is aiken: rename the "
+        "file or choose the format (nothing from this file was saved)"
+    ) in output
+    assert row_counts(cli_db)["question"] == 2
+
+
 def test_import_with_a_format(run, cli_db):
     result = run("import", "--format", "note", str(NOTE_SEED))
     assert result.exit_code == 0, result.output

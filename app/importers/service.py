@@ -50,11 +50,38 @@ FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
 }
 
 
+# Names that say their format; checked in order, so ".gift.txt" before any ".txt"
+BY_NAME = (
+    (".gift.txt", "gift"),
+    (".aiken.txt", "aiken"),
+    (".gift", "gift"),
+    (".xml", moodle_xml.FORMAT),
+    (".csv", "csv"),
+)
+
+
+def format_by_name(file: str) -> str | None:
+    """The format a file's name says it is in, if it says one."""
+    name = file.lower()
+    return next((format for suffix, format in BY_NAME if name.endswith(suffix)), None)
+
+
 def detect_format(text: str, file: str) -> str:
-    """Name the format text is written in, or refuse it."""
-    for name, (looks_like, _) in FORMATS.items():
-        if looks_like(text):
-            return name
+    """Name the format text is written in, from the file's name and its content, or refuse
+    it; a name and content that disagree are refused, as either may be the mistake."""
+    named = format_by_name(file)
+    if named is not None and FORMATS[named][0](text):
+        return named
+    found = next((name for name, (looks_like, _) in FORMATS.items() if looks_like(text)), None)
+    if named is not None and found is not None:
+        raise ImportRefused(
+            file,
+            1,
+            f"the file's name says {named} but its content is {found}: rename the file or "
+            "choose the format",
+        )
+    if named is not None or found is not None:
+        return named or str(found)
     raise ImportRefused(
         file,
         1,
