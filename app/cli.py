@@ -247,14 +247,22 @@ def import_(
             "and write nothing.",
         ),
     ] = False,
+    skip_bad: Annotated[
+        bool,
+        typer.Option(
+            "--skip-bad",
+            help="Import the questions that can be read and report each other one with its "
+            "line (Aiken, GIFT, Moodle XML and CSV files); without it such a file saves nothing.",
+        ),
+    ] = False,
 ) -> None:
     """Import question sets, notes, catalogs or exports; a refused file saves nothing."""
     limit = max_bytes or get_settings().max_upload_bytes
     labelled = [(path, str(path)) for path in files]
     if dry_run:
-        _preview_files(_database(), labelled, format, limit)
+        _preview_files(_database(), labelled, format, limit, skip_bad)
         return
-    _import_files(_database(), labelled, format, limit)
+    _import_files(_database(), labelled, format, limit, skip_bad)
 
 
 @cli.command()
@@ -488,7 +496,11 @@ def _print_content_report(report: "ContentReport") -> None:
 
 
 def _import_files(
-    db: Database, files: list[tuple[Path, str]], format: str | None, limit: int
+    db: Database,
+    files: list[tuple[Path, str]],
+    format: str | None,
+    limit: int,
+    skip_bad: bool = False,
 ) -> list[Report]:
     """Import each (path, label) in turn; exit 1 when any file is refused."""
     settings = get_settings()
@@ -506,7 +518,13 @@ def _import_files(
             try:
                 data = _read(path, label, limit)
                 report = import_in_steps(
-                    db, data, label, settings.link_threshold, format, progress=advance
+                    db,
+                    data,
+                    label,
+                    settings.link_threshold,
+                    format,
+                    progress=advance,
+                    skip_bad=skip_bad,
                 )
             except ImportRefused as exc:
                 refused += 1
@@ -527,7 +545,11 @@ def _import_files(
 
 
 def _preview_files(
-    db: Database, files: list[tuple[Path, str]], format: str | None, limit: int
+    db: Database,
+    files: list[tuple[Path, str]],
+    format: str | None,
+    limit: int,
+    skip_bad: bool = False,
 ) -> None:
     """Print what importing each (path, label) in turn would do; write nothing."""
     readable, unread = [], {}
@@ -537,7 +559,9 @@ def _preview_files(
         except ImportRefused as exc:
             unread[label] = Preview(label, refused=exc)
     with db.session_scope(write=True) as session:
-        previews = preview_documents(session, readable, get_settings().link_threshold, format)
+        previews = preview_documents(
+            session, readable, get_settings().link_threshold, format, skip_bad
+        )
     found = {preview.file: preview for preview in previews}
     for _, label in files:
         _print_preview(unread.get(label) or found[label])

@@ -224,7 +224,7 @@ def test_import_with_a_format(run, cli_db):
         (
             "xml",
             "unknown format 'xml'; choose one of moodle-xml, json, catalog, qa, note, errata, "
-            "csv, gift, aiken, aiken-skip-bad",
+            "csv, gift, aiken",
         ),
         ("qa", "the title line must end with ' — Questions and Answers'"),
     ],

@@ -88,10 +88,12 @@ class _Skip(Exception):
     """A question of a type Studyhall does not have."""
 
     reason: str
+    what: str  # the kind of question, in a word or two
 
 
-def parse(text: str, file: str) -> tuple[Bundle, Report]:
-    """Parse a Moodle XML quiz into topics and a question set per category."""
+def parse(text: str, file: str, skip_bad: bool = False) -> tuple[Bundle, Report]:
+    """Parse a Moodle XML quiz into topics and a question set per category; with skip_bad, a
+    question that cannot be read is reported and left out rather than refusing the file."""
     report = Report(file=file, format=FORMAT)
     root, lines = _tree(text, file)
     reader = _Reader(file, report, lines)
@@ -110,8 +112,12 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         try:
             name, key, data = reader.question(element, kind)
         except _Skip as skip:
-            report.warn(line, f"skipped: {skip.reason}")
-            report.count("skipped")
+            report.skip(line, skip.reason, skip.what)
+            continue
+        except ImportRefused as exc:
+            if not skip_bad:
+                raise
+            report.refuse(exc.line, exc.message)
             continue
         catalogue.add(key or name, data)
     bundle = catalogue.bundle()
@@ -196,7 +202,7 @@ class _Reader:
         line = self.lines[element]
         if kind not in ("multichoice", "truefalse"):
             described = f"a question of type {kind!r}" if kind else "a question without a type"
-            raise _Skip(f"{described}, which Studyhall does not have")
+            raise _Skip(f"{described}, which Studyhall does not have", kind or "no type")
         name = " ".join(self.text(element.find("name")).split()) or None
         idnumber = " ".join((element.findtext("idnumber") or "").split()) or None
         stem = self.markdown(element.find("questiontext"))
@@ -276,7 +282,8 @@ class _Reader:
         if sum(choice.fraction == best for choice in choices) > 1:
             raise _Skip(
                 "a one-answer question with several best answers, any of which scores, which "
-                "Studyhall does not have (use <single>false</single> for a multiple-response one)"
+                "Studyhall does not have (use <single>false</single> for a multiple-response one)",
+                "several right answers",
             )
         for choice in choices:
             if 0 < choice.fraction < best:

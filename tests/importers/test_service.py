@@ -359,7 +359,7 @@ def test_parse_document_takes_a_format_and_refuses_an_unknown_one():
     assert (
         str(caught.value)
         == "n.txt:1: unknown format 'xml'; choose one of moodle-xml, json, catalog, qa, note, "
-        "errata, csv, gift, aiken, aiken-skip-bad"
+        "errata, csv, gift, aiken"
     )
 
 
