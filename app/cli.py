@@ -538,10 +538,32 @@ def _import_files(
                 _print_report(report)
             finally:
                 progress.remove_task(task)
+    out.print(f"[bold]Summary:[/] {escape(_summary(reports, refused))}")
     if refused:
         err.print(f"[red]{refused} of {len(files)} file(s) refused.[/]")
         raise typer.Exit(1)
     return reports
+
+
+def _summary(reports: list[Report], files_refused: int) -> str:
+    """Add up what imports did with questions, as "created 3, updated 0, unchanged 1, skipped 2
+    (essay 2), refused 2 (1 question, 1 file)"."""
+    counts: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    for report in reports:
+        counts.update(report.counts)
+        skipped.update(report.skipped)
+    figures = [
+        f"{name} {counts[f'questions_{name}']:,}" for name in ("created", "updated", "unchanged")
+    ]
+    reasons = ", ".join(f"{what} {n:,}" for what, n in sorted(skipped.items()))
+    figures.append(f"skipped {counts['skipped']:,}" + (f" ({reasons})" if reasons else ""))
+    refused = [(counts["refused"], "question"), (files_refused, "file")]
+    parts = ", ".join(f"{n:,} {noun}{'s' if n != 1 else ''}" for n, noun in refused if n)
+    figures.append(
+        f"refused {counts['refused'] + files_refused:,}" + (f" ({parts})" if parts else "")
+    )
+    return ", ".join(figures)
 
 
 def _preview_files(
@@ -563,8 +585,11 @@ def _preview_files(
             session, readable, get_settings().link_threshold, format, skip_bad
         )
     found = {preview.file: preview for preview in previews}
-    for _, label in files:
-        _print_preview(unread.get(label) or found[label])
+    shown = [unread.get(label) or found[label] for _, label in files]
+    for preview in shown:
+        _print_preview(preview)
+    reports = [preview.report for preview in shown if preview.report is not None]
+    out.print(f"[bold]Summary:[/] would be {escape(_summary(reports, len(shown) - len(reports)))}")
     out.print("[bold]Dry run: nothing was written.[/]")
 
 

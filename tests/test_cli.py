@@ -212,6 +212,40 @@ def test_import_recognises_the_format_by_the_files_name(run, cli_db):
     assert row_counts(cli_db)["question"] == 2
 
 
+GIFT = (
+    "::One:: Which one? {=This ~That}\n\n"
+    "::Two:: Which two? {=This ~}\n\n"
+    "::Three:: Explain. {}\n\n"
+    "::Four:: How many? {#4}\n\n"
+    "::Five:: Describe.{}\n"
+)
+
+
+def test_import_ends_with_a_summary_line(run, cli_db):
+    write("bank.gift", GIFT)
+    write("bad.txt", BAD_PAGE)
+    result = run("import", "--skip-bad", "bank.gift", "bad.txt")
+    assert result.exit_code == 1
+    output = said(result)
+    assert "warning bank.gift:3: refused: choice 2 has no text" in output
+    assert (
+        "Summary: created 1, updated 0, unchanged 0, skipped 3 (essay 2, numerical 1), "
+        "refused 2 (1 question, 1 file)"
+    ) in output
+    again = run("import", "bank.gift", str(QA_SEED))
+    assert again.exit_code == 1
+    assert "Summary: created 7, updated 0, unchanged 0, skipped 0, refused 1 (1 file)" in said(
+        again
+    )
+    edited = write("bank.gift", GIFT.replace("~That", "~Those"))
+    last = run("import", "--skip-bad", str(edited), str(QA_SEED))
+    assert last.exit_code == 0, last.output
+    assert said(last).endswith(
+        "Summary: created 0, updated 1, unchanged 7, skipped 3 (essay 2, numerical 1), "
+        "refused 1 (1 question)"
+    )
+
+
 def test_import_with_a_format(run, cli_db):
     result = run("import", "--format", "note", str(NOTE_SEED))
     assert result.exit_code == 0, result.output

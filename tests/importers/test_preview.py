@@ -128,7 +128,10 @@ def test_studyhall_import_dry_run_prints_each_question_and_the_topics(
     assert "would refuse bad.csv:3: column right: D names choice_d" in output
     assert "would import seed.txt (qa): created 0, updated 0, unchanged 7" in output
     assert "would refuse missing.csv:1: no such file" in output
-    assert output.endswith("Dry run: nothing was written.")
+    assert output.endswith(
+        "Summary: would be created 2, updated 0, unchanged 7, skipped 0, refused 2 (2 files) "
+        "Dry run: nothing was written."
+    )
 
 
 def _preview_page(client, content: bytes, name: str = "bank.csv", fmt: str = ""):  # type: ignore[no-untyped-def]
