@@ -1,7 +1,9 @@
 """An author previews a CSV file on a phone: the figures, each question's line, the topics and
 an Import button, accessible and without sideways scrolling; a bad file shows its refusal.
 
-The preview writes nothing, so the server shared by the whole run keeps its content.
+The preview writes nothing, so the server shared by the whole run keeps its content. An
+author then imports a GIFT file from its preview, with JavaScript and without, each under a
+category of its own.
 """
 
 import re
@@ -62,3 +64,56 @@ def test_an_author_previews_a_csv_file_on_a_phone(
     expect(page.get_by_text("create 2 questions")).to_be_visible()
     # the refused preview answers 422, which the console notes; nothing else (no CSP report)
     assert [error for error in console_errors if "status of 422" not in error] == []
+
+
+def _gift(suffix: str) -> str:
+    """A GIFT bank under a category of its own: two questions and an essay, which is skipped."""
+    return (
+        f"$CATEGORY: $course$/top/Imported journey {suffix}\n"
+        "\n"
+        "::builder:: Which step turns a network into an engine? {=The builder ~The runtime}\n"
+        "\n"
+        "::essay:: Explain kernel fusion. {}\n"
+        "\n"
+        "::precisions:: Which precisions can an engine use? {~%50%FP16 ~%50%INT8 ~%-100%FP64}\n"
+    )
+
+
+def _import_gift(page: Page, suffix: str) -> None:
+    """Upload a GIFT file, check its preview, import it and find its questions on the set page."""
+    name = f"journey-{suffix}.gift"
+    page.goto("/author/import")
+    page.get_by_label("Document").set_input_files(
+        {"name": name, "mimeType": "text/plain", "buffer": _gift(suffix).encode()}
+    )
+    page.get_by_role("button", name="Preview", exact=True).click()
+    expect(page.get_by_role("heading", name=f"Preview of {name} (gift)")).to_be_visible()
+    expect(page.get_by_text("create 2 questions")).to_be_visible()
+    expect(page.get_by_text("skip 1 question", exact=True)).to_be_visible()
+    expect(page.get_by_text("line 5: skipped: an empty answer block {}: an essay")).to_be_visible()
+    rows = page.get_by_role("row")
+    expect(rows.nth(1)).to_contain_text(re.compile(r"3\s*created\s*Which step turns a network"))
+    expect(rows.nth(2)).to_contain_text(re.compile(r"7\s*created\s*Which precisions can"))
+    page.get_by_role("button", name=f"Import {name}").click()
+    expect(page.get_by_role("status")).to_contain_text(f"Imported {name} (gift)")
+    expect(page.get_by_role("status")).to_contain_text("questions created: 2")
+    page.goto(f"/sets/imported-journey-{suffix}")
+    expect(page.get_by_role("heading", level=1)).to_contain_text(f"Imported journey {suffix}")
+    expect(page.get_by_text("Which step turns a network into an engine?")).to_be_visible()
+    expect(page.get_by_text("Which precisions can an engine use?")).to_be_visible()
+    expect(page.get_by_text("Explain kernel fusion.")).to_have_count(0)
+
+
+def test_an_author_imports_a_gift_file_after_previewing_it(
+    page: Page, create_account: Callable[..., Account], console_errors: list[str]
+) -> None:
+    log_in(page, create_account("giftjs", role="author"))
+    _import_gift(page, "js")
+    assert console_errors == []
+
+
+def test_an_author_imports_a_gift_file_without_javascript(
+    no_js_page: Page, create_account: Callable[..., Account]
+) -> None:
+    log_in(no_js_page, create_account("giftnojs", role="author"))
+    _import_gift(no_js_page, "nojs")
