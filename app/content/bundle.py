@@ -126,6 +126,17 @@ class ErratumData:
 
 
 @dataclass
+class MediaData:
+    """An image a question shows, stored once by the SHA-256 of its bytes."""
+
+    sha256: str
+    name: str
+    content_type: str
+    data: bytes
+    line: int = 0
+
+
+@dataclass
 class Bundle:
     topics: list[TopicData] = field(default_factory=list)
     question_sets: list[QuestionSetData] = field(default_factory=list)
@@ -133,6 +144,7 @@ class Bundle:
     placements: list[Placement] = field(default_factory=list)
     blueprints: list[BlueprintData] = field(default_factory=list)
     errata: list[ErratumData] = field(default_factory=list)
+    media: list[MediaData] = field(default_factory=list)
 
 
 @dataclass
