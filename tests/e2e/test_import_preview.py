@@ -6,7 +6,10 @@ author then imports a GIFT file from its preview, with JavaScript and without, e
 category of its own.
 """
 
+import base64
 import re
+import struct
+import zlib
 from collections.abc import Callable
 
 import pytest
@@ -117,3 +120,52 @@ def test_an_author_imports_a_gift_file_without_javascript(
 ) -> None:
     log_in(no_js_page, create_account("giftnojs", role="author"))
     _import_gift(no_js_page, "nojs")
+
+
+def _png() -> bytes:
+    """A 2x2 red PNG, made here: the page must decode it, not just receive bytes."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * 2 for _ in range(2))
+    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_an_image_from_a_moodle_xml_file_shows_on_its_question(
+    page: Page, create_account: Callable[..., Account], console_errors: list[str]
+) -> None:
+    encoded = base64.b64encode(_png()).decode()
+    quiz = (
+        "<quiz>\n"
+        '<question type="category"><category><text>$course$/top/Imported images</text>'
+        "</category></question>\n"
+        '<question type="multichoice"><name><text>Chart</text></name>\n'
+        '<questiontext format="html"><text><![CDATA[<p>What does '
+        '<img src="@@PLUGINFILE@@/red%20square.png" alt="the red square"> show?</p>]]></text>\n'
+        f'<file name="red square.png" path="/" encoding="base64">{encoded}</file>'
+        "</questiontext>\n"
+        '<answer fraction="100"><text>A square</text></answer>'
+        '<answer fraction="0"><text>A circle</text></answer>\n'
+        "</question>\n</quiz>\n"
+    )
+    log_in(page, create_account("images", role="author"))
+    page.goto("/author/import")
+    page.get_by_label("Document").set_input_files(
+        {"name": "images.xml", "mimeType": "text/xml", "buffer": quiz.encode()}
+    )
+    page.get_by_role("button", name="Import without preview").click()
+    expect(page.get_by_role("status")).to_contain_text("images stored: 1")
+    page.goto("/sets/imported-images")
+    page.get_by_role("link", name=re.compile("What does")).click()
+    image = page.get_by_role("img", name="the red square")
+    expect(image).to_have_attribute("src", re.compile(r"^/media/[0-9a-f]{64}/red%20square\.png$"))
+    expect(image).to_have_js_property("naturalWidth", 2)
+    assert console_errors == []  # no CSP report: the image comes from the site itself
