@@ -238,7 +238,7 @@ class _Reader:
         line = self.lines[element]
         if kind not in ("multichoice", "truefalse"):
             described = f"a question of type {kind!r}" if kind else "a question without a type"
-            raise _Skip(f"{described}, which Studyhall does not have", kind or "no type")
+            raise _Skip(f"{described}, which Studyhall does not have", kind[:40] or "no type")
         name = " ".join(self.text(element.find("name")).split()) or None
         idnumber = " ".join((element.findtext("idnumber") or "").split()) or None
         stem = self.markdown(element.find("questiontext"))
