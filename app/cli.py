@@ -247,14 +247,22 @@ def import_(
             "and write nothing.",
         ),
     ] = False,
+    skip_bad: Annotated[
+        bool,
+        typer.Option(
+            "--skip-bad",
+            help="Import the questions that can be read and report each other one with its "
+            "line (Aiken, GIFT, Moodle XML and CSV files); without it such a file saves nothing.",
+        ),
+    ] = False,
 ) -> None:
     """Import question sets, notes, catalogs or exports; a refused file saves nothing."""
     limit = max_bytes or get_settings().max_upload_bytes
     labelled = [(path, str(path)) for path in files]
     if dry_run:
-        _preview_files(_database(), labelled, format, limit)
+        _preview_files(_database(), labelled, format, limit, skip_bad)
         return
-    _import_files(_database(), labelled, format, limit)
+    _import_files(_database(), labelled, format, limit, skip_bad)
 
 
 @cli.command()
@@ -494,7 +502,11 @@ def _print_content_report(report: "ContentReport") -> None:
 
 
 def _import_files(
-    db: Database, files: list[tuple[Path, str]], format: str | None, limit: int
+    db: Database,
+    files: list[tuple[Path, str]],
+    format: str | None,
+    limit: int,
+    skip_bad: bool = False,
 ) -> list[Report]:
     """Import each (path, label) in turn; exit 1 when any file is refused."""
     settings = get_settings()
@@ -512,7 +524,13 @@ def _import_files(
             try:
                 data = _read(path, label, limit)
                 report = import_in_steps(
-                    db, data, label, settings.link_threshold, format, progress=advance
+                    db,
+                    data,
+                    label,
+                    settings.link_threshold,
+                    format,
+                    progress=advance,
+                    skip_bad=skip_bad,
                 )
             except ImportRefused as exc:
                 refused += 1
@@ -526,14 +544,40 @@ def _import_files(
                 _print_report(report)
             finally:
                 progress.remove_task(task)
+    out.print(f"[bold]Summary:[/] {escape(_summary(reports, refused))}")
     if refused:
         err.print(f"[red]{refused} of {len(files)} file(s) refused.[/]")
         raise typer.Exit(1)
     return reports
 
 
+def _summary(reports: list[Report], files_refused: int) -> str:
+    """Add up what imports did with questions, as "created 3, updated 0, unchanged 1, skipped 2
+    (essay 2), refused 2 (1 question, 1 file)"."""
+    counts: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    for report in reports:
+        counts.update(report.counts)
+        skipped.update(report.skipped)
+    figures = [
+        f"{name} {counts[f'questions_{name}']:,}" for name in ("created", "updated", "unchanged")
+    ]
+    reasons = ", ".join(f"{what} {n:,}" for what, n in sorted(skipped.items()))
+    figures.append(f"skipped {counts['skipped']:,}" + (f" ({reasons})" if reasons else ""))
+    refused = [(counts["refused"], "question"), (files_refused, "file")]
+    parts = ", ".join(f"{n:,} {noun}{'s' if n != 1 else ''}" for n, noun in refused if n)
+    figures.append(
+        f"refused {counts['refused'] + files_refused:,}" + (f" ({parts})" if parts else "")
+    )
+    return ", ".join(figures)
+
+
 def _preview_files(
-    db: Database, files: list[tuple[Path, str]], format: str | None, limit: int
+    db: Database,
+    files: list[tuple[Path, str]],
+    format: str | None,
+    limit: int,
+    skip_bad: bool = False,
 ) -> None:
     """Print what importing each (path, label) in turn would do; write nothing."""
     readable, unread = [], {}
@@ -543,10 +587,15 @@ def _preview_files(
         except ImportRefused as exc:
             unread[label] = Preview(label, refused=exc)
     with db.session_scope(write=True) as session:
-        previews = preview_documents(session, readable, get_settings().link_threshold, format)
+        previews = preview_documents(
+            session, readable, get_settings().link_threshold, format, skip_bad
+        )
     found = {preview.file: preview for preview in previews}
-    for _, label in files:
-        _print_preview(unread.get(label) or found[label])
+    shown = [unread.get(label) or found[label] for _, label in files]
+    for preview in shown:
+        _print_preview(preview)
+    reports = [preview.report for preview in shown if preview.report is not None]
+    out.print(f"[bold]Summary:[/] would be {escape(_summary(reports, len(shown) - len(reports)))}")
     out.print("[bold]Dry run: nothing was written.[/]")
 
 

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(
         default=2_000_000, gt=0, description="Largest file `studyhall import` accepts."
     )
+    max_image_bytes: int = Field(
+        default=1_048_576, gt=0, description="Largest image an imported document may carry."
+    )
     log_level: str = Field(default="info", description="Log level of the server.")
     access_log: bool = Field(
         default=False,

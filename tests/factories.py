@@ -31,11 +31,16 @@ from app.importers.service import import_document, seed_files
 
 
 def import_file(
-    db: Database, data: bytes, file: str, threshold: float = 0.12, format: str | None = None
+    db: Database,
+    data: bytes,
+    file: str,
+    threshold: float = 0.12,
+    format: str | None = None,
+    skip_bad: bool = False,
 ) -> Report:
     """Import one document in a write transaction of its own, as `studyhall import` does."""
     with db.session_scope(write=True) as session:
-        return import_document(session, data, file, threshold, format)
+        return import_document(session, data, file, threshold, format, skip_bad=skip_bad)
 
 
 SEED_SET = "nca-inference-optimization-tensorrt-5"

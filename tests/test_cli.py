@@ -196,6 +196,56 @@ def test_import_refuses_a_file_over_the_size_limit(run, cli_db, monkeypatch):
     assert row_counts(cli_db)["question"] == 0
 
 
+def test_import_recognises_the_format_by_the_files_name(run, cli_db):
+    write("quiz.gift", "Which one? {=This ~That}\n")
+    write("other.aiken.txt", "Which one?\nA. This\nB. That\nANSWER: A\n")
+    write("mixed.csv", "Which one?\nA. This\nB. That\nANSWER: A\n")
+    result = run("import", "quiz.gift", "other.aiken.txt", "mixed.csv")
+    assert result.exit_code == 1
+    output = said(result)
+    assert "imported quiz.gift (gift)" in output
+    assert "imported other.aiken.txt (aiken)" in output
+    assert (
+        "refused mixed.csv:1: the file's name says csv but its content is aiken: rename the "
+        "file or choose the format (nothing from this file was saved)"
+    ) in output
+    assert row_counts(cli_db)["question"] == 2
+
+
+GIFT = (
+    "::One:: Which one? {=This ~That}\n\n"
+    "::Two:: Which two? {=This ~}\n\n"
+    "::Three:: Explain. {}\n\n"
+    "::Four:: How many? {#4}\n\n"
+    "::Five:: Describe.{}\n"
+)
+
+
+def test_import_ends_with_a_summary_line(run, cli_db):
+    write("bank.gift", GIFT)
+    write("bad.txt", BAD_PAGE)
+    result = run("import", "--skip-bad", "bank.gift", "bad.txt")
+    assert result.exit_code == 1
+    output = said(result)
+    assert "warning bank.gift:3: refused: choice 2 has no text" in output
+    assert (
+        "Summary: created 1, updated 0, unchanged 0, skipped 3 (essay 2, numerical 1), "
+        "refused 2 (1 question, 1 file)"
+    ) in output
+    again = run("import", "bank.gift", str(QA_SEED))
+    assert again.exit_code == 1
+    assert "Summary: created 7, updated 0, unchanged 0, skipped 0, refused 1 (1 file)" in said(
+        again
+    )
+    edited = write("bank.gift", GIFT.replace("~That", "~Those"))
+    last = run("import", "--skip-bad", str(edited), str(QA_SEED))
+    assert last.exit_code == 0, last.output
+    assert said(last).endswith(
+        "Summary: created 0, updated 1, unchanged 7, skipped 3 (essay 2, numerical 1), "
+        "refused 1 (1 question)"
+    )
+
+
 def test_import_with_a_format(run, cli_db):
     result = run("import", "--format", "note", str(NOTE_SEED))
     assert result.exit_code == 0, result.output
@@ -208,7 +258,7 @@ def test_import_with_a_format(run, cli_db):
         (
             "xml",
             "unknown format 'xml'; choose one of moodle-xml, json, catalog, qa, note, errata, "
-            "csv, gift, aiken, aiken-skip-bad",
+            "csv, gift, aiken",
         ),
         ("qa", "the title line must end with ' — Questions and Answers'"),
     ],

@@ -126,6 +126,17 @@ class ErratumData:
 
 
 @dataclass
+class MediaData:
+    """An image a question shows, stored once by the SHA-256 of its bytes."""
+
+    sha256: str
+    name: str
+    content_type: str
+    data: bytes
+    line: int = 0
+
+
+@dataclass
 class Bundle:
     topics: list[TopicData] = field(default_factory=list)
     question_sets: list[QuestionSetData] = field(default_factory=list)
@@ -133,6 +144,7 @@ class Bundle:
     placements: list[Placement] = field(default_factory=list)
     blueprints: list[BlueprintData] = field(default_factory=list)
     errata: list[ErratumData] = field(default_factory=list)
+    media: list[MediaData] = field(default_factory=list)
 
 
 @dataclass
@@ -147,9 +159,21 @@ class Report:
     format: str
     counts: dict[str, int] = field(default_factory=dict)
     warnings: list[Notice] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)  # by what was left out
 
     def warn(self, line: int, message: str) -> None:
         self.warnings.append(Notice(line, message))
 
     def count(self, name: str, by: int = 1) -> None:
         self.counts[name] = self.counts.get(name, 0) + by
+
+    def skip(self, line: int, reason: str, what: str) -> None:
+        """Leave out a question of a kind Studyhall does not have (what: "essay"), saying why."""
+        self.warn(line, f"skipped: {reason}")
+        self.count("skipped")
+        self.skipped[what] = self.skipped.get(what, 0) + 1
+
+    def refuse(self, line: int, reason: str) -> None:
+        """Leave out a question that cannot be read, when the good ones are imported anyway."""
+        self.warn(line, f"refused: {reason}")
+        self.count("refused")

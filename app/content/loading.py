@@ -43,6 +43,7 @@ from app.content.models import (
 from app.content.upserts import (
     replace_references,
     scope_values,
+    store_media,
     stored_references,
     upsert_questions,
 )
@@ -124,7 +125,8 @@ class Loader:
             yield done, partial(load_errata, items=self.bundle.errata, report=self.report)
 
     def _head(self, session: Session) -> None:
-        """Topics and question sets (without their questions)."""
+        """Images, topics and question sets (without their questions)."""
+        store_media(session, self.bundle.media, self.report)
         topics = _load_topics(session, self.bundle, self.report)
         for qset in self.bundle.question_sets:
             _load_set(session, qset, topics, self.report)

@@ -31,7 +31,8 @@ from pygments.util import ClassNotFound
 _HEADING = re.compile(r"^(#{1,2})\s+(.+?)(?:\s+#+)?\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
-_EXTERNAL = re.compile(r"^([a-z][a-z0-9+.-]*:|//|\\)", re.IGNORECASE)
+# The only images shown: those in Studyhall's own media store, by digest and file name
+MEDIA_SRC = re.compile(r"/media/[0-9a-f]{64}/[^/\s?#<>()\\]+")
 HIGHLIGHT_LIMIT = 20_000  # characters of code worth colouring; longer blocks stay plain
 _FORMATTER = HtmlFormatter(nowrap=True)
 _TOKEN_CLASSES = frozenset(name for name in STANDARD_TYPES.values() if name)
@@ -95,10 +96,11 @@ def _parser(*, notes: bool) -> MarkdownIt:
 def _image(
     renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
-    """Render an image from another site as a link to it: the CSP allows only our own images."""
+    """Show an image of the media store; any other becomes a link to it (the CSP allows only
+    our own images, and an image elsewhere on this site could be any page)."""
     token = tokens[idx]
     src = str(token.attrGet("src") or "")
-    if not _EXTERNAL.match(src.strip()):
+    if MEDIA_SRC.fullmatch(src.strip()):
         return renderer.image(tokens, idx, options, env)
     label = renderer.renderInlineAsText(token.children or [], options, env) or src
     return f'<a href="{escapeHtml(src)}">{escapeHtml(label)}</a>'
@@ -126,6 +128,13 @@ _note_md = _parser(notes=True)
 _text_md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("text_join")
 
 
+def _media_only(tag: str, attribute: str, value: str) -> str | None:
+    """Keep an image's source only when it is in the media store."""
+    if tag == "img" and attribute == "src" and not MEDIA_SRC.fullmatch(value):
+        return None
+    return value
+
+
 _cleaner = nh3.Cleaner(
     attributes=_ATTRIBUTES,
     allowed_classes=_CLASSES,
@@ -133,6 +142,7 @@ _cleaner = nh3.Cleaner(
     link_rel="noopener noreferrer nofollow",
     # A code block scrolls sideways on a narrow screen; a tab stop lets keyboards scroll it too.
     set_tag_attribute_values={"pre": {"tabindex": "0"}},
+    attribute_filter=_media_only,
 )
 
 

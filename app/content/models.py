@@ -10,6 +10,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -250,3 +251,16 @@ class ContentVersion(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     # the digest of the seed folder last loaded (`studyhall seed`), None when never loaded
     seed_digest: Mapped[str | None] = mapped_column(String(64))
+
+
+class Media(Base):
+    """An image shown in content, stored once by the SHA-256 of its bytes (served at
+    /media/{sha256}/{name}); the first name it came with is kept."""
+
+    __tablename__ = "media"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    content_type: Mapped[str] = mapped_column(String(40))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

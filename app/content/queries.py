@@ -28,6 +28,7 @@ from app.content.markdown import excerpt, render, render_inline, render_note
 from app.content.models import (
     IN_USE,
     Choice,
+    Media,
     Note,
     NoteSection,
     Question,
@@ -696,3 +697,13 @@ def topic_subtrees(session: Session) -> dict[str, set[int]]:
                 todo.extend(children.get(node, []))
         trees[slug] = tree
     return trees
+
+
+def media(session: Session, sha256: str) -> tuple[str, bytes]:
+    """An image of the media store: its content type and bytes."""
+    row = session.execute(
+        select(Media.content_type, Media.data).where(Media.sha256 == sha256)
+    ).first()
+    if row is None:
+        raise NotFound("There is no such image.")
+    return row.content_type, row.data

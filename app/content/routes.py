@@ -2,20 +2,22 @@
 pages that add a learner's standing, a topic's and a set's among them, are assembled in
 `app.pages`)."""
 
+import re
 import secrets
 from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 
 from app.accounts.dependencies import load_viewer
 from app.accounts.service import Viewer
 from app.content import queries
 from app.content.dependencies import PageNumber
+from app.content.errors import NotFound
 from app.content.read_models import Grade, QuestionView, SetTally
 from app.content.service import shuffle_choices
-from app.web.dependencies import CacheDep
+from app.web.dependencies import CacheDep, DatabaseDep
 from app.web.templating import render, render_page
 from app.web.timing import stamp
 
@@ -23,6 +25,18 @@ router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(lo
 GUEST_COOKIE = "studyhall_guest"
 GUEST_COOKIE_AGE = 365 * 86400
 QUESTION_PAGE = "content/question.html"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+# An image's address names its bytes' digest: what it serves never changes
+MEDIA_CACHE = "public, max-age=31536000, immutable"
+
+
+@router.get("/media/{sha256}/{name}", name="media", response_class=Response)
+async def media(sha256: str, name: str, db: DatabaseDep) -> Response:
+    """Send an image of the media store (the name is for people; the digest finds it)."""
+    if not _SHA256.fullmatch(sha256):
+        raise NotFound("There is no such image.")
+    content_type, data = await db.read(queries.media, sha256)
+    return Response(data, media_type=content_type, headers={"Cache-Control": MEDIA_CACHE})
 
 
 @router.get("/sets", name="sets")

@@ -12,8 +12,16 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.content.bundle import ChoiceData, QuestionData, ReferenceData, Report, Scope
-from app.content.models import IN_USE, Choice, Question, QuestionReference, QuestionSet, utcnow
+from app.content.bundle import ChoiceData, MediaData, QuestionData, ReferenceData, Report, Scope
+from app.content.models import (
+    IN_USE,
+    Choice,
+    Media,
+    Question,
+    QuestionReference,
+    QuestionSet,
+    utcnow,
+)
 
 
 @dataclass
@@ -281,3 +289,27 @@ def _choice_values(choice: ChoiceData) -> dict:
 
 def _choice(question_id: int, position: int, choice: ChoiceData) -> dict:
     return {"question_id": question_id, "position": position, **_choice_values(choice)}
+
+
+def store_media(session: Session, items: list[MediaData], report: Report) -> None:
+    """Store the images not stored yet; one already held (the same bytes) is kept as it is."""
+    if not items:
+        return
+    wanted = {item.sha256: item for item in items}
+    held = set(session.scalars(select(Media.sha256).where(Media.sha256.in_(wanted))))
+    new = [item for sha, item in wanted.items() if sha not in held]
+    if new:
+        session.execute(
+            insert(Media),
+            [
+                {
+                    "sha256": item.sha256,
+                    "name": item.name,
+                    "content_type": item.content_type,
+                    "data": item.data,
+                    "created_at": utcnow(),
+                }
+                for item in new
+            ],
+        )
+    report.count("images_stored", len(new))

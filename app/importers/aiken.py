@@ -22,7 +22,7 @@ _CHOICE = re.compile(r"^([A-Z])[.)](?:\s+(.*)|$)")
 _ANSWER = re.compile(r"^ANSWER\s*:\s*(.*)$", re.IGNORECASE)
 _LOOKS_CHOICE = re.compile(r"^\s*[A-Z][.)][ \t]+\S", re.MULTILINE)
 _LOOKS_ANSWER = re.compile(r"^\s*ANSWER:[ \t]*[A-Z][ \t]*$", re.MULTILINE)
-SKIP_BAD = "aiken-skip-bad"  # the format name that imports the good questions of a file
+SKIP_BAD = "aiken-skip-bad"  # an older name for the format aiken with skip_bad
 MAX_LISTED = 20  # problems named in a refusal; the rest are counted
 
 
@@ -64,8 +64,7 @@ def parse(text: str, file: str, skip_bad: bool = False) -> tuple[Bundle, Report]
     if problems and not skip_bad:
         raise ImportRefused(file, problems[0][0], _listed(problems))
     for line, message in problems:
-        report.warn(line, f"skipped: {message}")
-        report.count("skipped")
+        report.refuse(line, message)
     if not qset.questions:
         raise ImportRefused(
             file, 1, "the file holds no Aiken question (stem, 'A. ...', 'ANSWER: A')"
@@ -74,18 +73,13 @@ def parse(text: str, file: str, skip_bad: bool = False) -> tuple[Bundle, Report]
     return Bundle(question_sets=[qset]), report
 
 
-def parse_skipping_bad(text: str, file: str) -> tuple[Bundle, Report]:
-    """Parse an Aiken file, leaving out (and reporting) the questions that cannot be read."""
-    return parse(text, file, skip_bad=True)
-
-
 def _listed(problems: list[tuple[int, str]]) -> str:
     named = "; ".join(f"line {line}: {message}" for line, message in problems[:MAX_LISTED])
     more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
     head = "a question" if len(problems) == 1 else f"{len(problems)} questions"
     return (
-        f"{head} cannot be read, so nothing was imported (the format '{SKIP_BAD}' imports "
-        f"the others): {named}{more}"
+        f"{head} cannot be read, so nothing was imported (skipping bad questions, "
+        f"--skip-bad, imports the others): {named}{more}"
     )
 
 

@@ -59,16 +59,25 @@ class _Row:
         return ImportRefused(file, self.line, f"column {column}: {message}")
 
 
-def parse(text: str, file: str) -> tuple[Bundle, Report]:
-    """Parse a CSV file of questions, one a row; refuse it at the first row that is wrong."""
+def parse(text: str, file: str, skip_bad: bool = False) -> tuple[Bundle, Report]:
+    """Parse a CSV file of questions, one a row; refuse it at the first row that is wrong,
+    or with skip_bad report each such row and leave it out."""
     report = Report(file=file, format="csv")
     text = text.lstrip("\ufeff")
     rows = _rows(text, file, report)
     catalogue = Catalogue(file)
     ids: dict[str, tuple[str, int]] = {}
     keys: dict[tuple[str, str], int] = {}
+    good = 0
     for row in rows:
-        data = _question(row, file)
+        try:
+            data = _question(row, file)
+        except ImportRefused as exc:
+            if not skip_bad:
+                raise
+            report.refuse(exc.line, exc.message)
+            continue
+        good += 1
         catalogue.category(row.cells.get("topic", ""), row.line)
         given = row.cells.get("id", "")
         if given:
@@ -91,7 +100,7 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         catalogue.add(given or None, data)
     if not rows:
         raise ImportRefused(file, 1, "the file has a header but no question rows")
-    report.count("questions", len(rows))
+    report.count("questions", good)
     return catalogue.bundle(), report
 
 

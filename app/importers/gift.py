@@ -71,10 +71,12 @@ class _Skip(Exception):
     """A question of a type Studyhall does not have."""
 
     reason: str
+    what: str  # the kind of question, in a word or two
 
 
-def parse(text: str, file: str) -> tuple[Bundle, Report]:
-    """Parse a GIFT file into topics and a question set per category."""
+def parse(text: str, file: str, skip_bad: bool = False) -> tuple[Bundle, Report]:
+    """Parse a GIFT file into topics and a question set per category; with skip_bad, a
+    question that cannot be read is reported and left out rather than refusing the file."""
     report = Report(file=file, format="gift")
     catalogue = Catalogue(file)
     for item in _blocks(text):
@@ -84,8 +86,12 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         try:
             question = _question(item, file, report)
         except _Skip as skip:
-            report.warn(item.numbers[0], f"skipped: {skip.reason}")
-            report.count("skipped")
+            report.skip(item.numbers[0], skip.reason, skip.what)
+            continue
+        except ImportRefused as exc:
+            if not skip_bad:
+                raise
+            report.refuse(exc.line, exc.message)
             continue
         catalogue.add(question.title, question.data)
     bundle = catalogue.bundle()
@@ -143,7 +149,9 @@ def _question(block: _Block, file: str, report: Report) -> _Question:
     title, start = _title(text, block, file)
     opened = text.find("{", start)
     if opened < 0:
-        raise _Skip("no answer block {...}: a description, which Studyhall does not have")
+        raise _Skip(
+            "no answer block {...}: a description, which Studyhall does not have", "description"
+        )
     closed = text.find("}", opened)
     nested = text.find("{", opened + 1)
     if closed < 0 or 0 <= nested < closed:
@@ -154,7 +162,7 @@ def _question(block: _Block, file: str, report: Report) -> _Question:
             "question; write \\{ and \\} for braces in text)",
         )
     if text[closed + 1 :].strip():
-        raise _Skip("text after the answer block: a missing-word question")
+        raise _Skip("text after the answer block: a missing-word question", "missing-word")
     stem, format = _format(text[start:opened], "moodle")
     line = block.numbers[0]
     choices, general, kind = _answers(text, opened, closed, block, file, format)
@@ -194,16 +202,17 @@ def _answers(
     general = body[cut + 4 :] if cut >= 0 else ""
     body = body[:cut] if cut >= 0 else body
     if not body.strip():
-        raise _Skip("an empty answer block {}: an essay, which Studyhall does not have")
+        raise _Skip("an empty answer block {}: an essay, which Studyhall does not have", "essay")
     if body.lstrip().startswith("#"):
-        raise _Skip("{#...}: a numerical question, which Studyhall does not have")
+        raise _Skip("{#...}: a numerical question, which Studyhall does not have", "numerical")
     head, _, feedback = body.strip().partition("#")
     if _TRUE_FALSE.fullmatch(head.strip()):
         return _true_false(head.strip(), feedback, block.line(text, opened)), general, "single"
     first = len(body) - len(body.lstrip())
     if body.strip()[:1] not in ("=", "~") and "~" not in body:
         raise _Skip(
-            "an answer without '=' or '~': a short-answer question, which Studyhall does not have"
+            "an answer without '=' or '~': a short-answer question, which Studyhall does not have",
+            "short-answer",
         )
     if body.strip()[:1] not in ("=", "~"):
         raise ImportRefused(
@@ -215,13 +224,19 @@ def _answers(
     markers = [choice.marker for choice in choices]
     if "~" not in markers:
         if any("->" in choice.text for choice in choices):
-            raise _Skip("'=a -> b' pairs: a matching question, which Studyhall does not have")
-        raise _Skip("only '=' answers: a short-answer question, which Studyhall does not have")
+            raise _Skip(
+                "'=a -> b' pairs: a matching question, which Studyhall does not have", "matching"
+            )
+        raise _Skip(
+            "only '=' answers: a short-answer question, which Studyhall does not have",
+            "short-answer",
+        )
     # As in Moodle, a block with a '~' answer is a multiple-choice one: '->' in it is text
     if markers.count("=") > 1:
         raise _Skip(
             "several '=' answers: a one-answer question any of whose right answers scores, "
-            "which Studyhall does not have (use ~%50% weights for a multiple-response one)"
+            "which Studyhall does not have (use ~%50% weights for a multiple-response one)",
+            "several right answers",
         )
     # As in Moodle: a '=' answer makes a one-answer question, weights alone a multiple-response one
     return choices, general, "single" if "=" in markers else "multi"

@@ -10,10 +10,12 @@ from html.parser import HTMLParser
 
 import nh3
 
+from app.content.markdown import MEDIA_SRC
 from app.importers.text import plain_to_markdown
 
 FORMATS = ("html", "markdown", "plain", "moodle")
 _KEPT_TAGS = {"p", "div", "br", "strong", "b", "em", "i", "code", "pre", "a", "ul", "ol", "li"}
+_KEPT_TAGS |= {"img"}  # only one of the media store is written out (the others are dropped)
 _EMPHASIS = {"strong": "**", "b": "**", "em": "*", "i": "*"}
 _URL_SCHEMES = {"http", "https", "mailto"}
 
@@ -35,7 +37,7 @@ def html_to_markdown(html: str) -> str:
     cleaned = nh3.clean(
         html,
         tags=_KEPT_TAGS,
-        attributes={"a": {"href"}},
+        attributes={"a": {"href"}, "img": {"src", "alt"}},
         url_schemes=_URL_SCHEMES,
         link_rel=None,
     )
@@ -72,6 +74,11 @@ class _Writer(HTMLParser):
             self.links.append(href if usable else None)
             if usable:
                 self.out.append("[")
+        elif tag == "img" and self.raw is None:
+            found = dict(attrs)
+            src = found.get("src") or ""
+            if MEDIA_SRC.fullmatch(src):
+                self.out.append(f"![{plain_to_markdown(found.get('alt') or '')}]({src})")
         elif tag in ("ul", "ol"):
             self.lists.append(tag)
             self.out.append("\n\n")

@@ -25,8 +25,10 @@ positive `fraction` marks a right choice. Each text is converted from its `forma
 moodle_auto_format, markdown, plain_text) to Markdown. The general feedback is the
 explanation, and each answer's feedback is its choice's own, as in GIFT. A question is
 matched by its `idnumber`, else by its name within its category, else by its text. Other
-question types are skipped and reported with their line; embedded images are not stored:
-each is replaced by its alt text or file name, with a warning.
+question types are skipped and reported with their line. An image a text shows
+(`@@PLUGINFILE@@/name.png`) whose bytes the text carries (`<file name="name.png"
+encoding="base64">`) goes to the media store and is shown from there; one without its
+bytes is replaced by its alt text or file name, with a warning.
 """
 
 import re
@@ -38,9 +40,11 @@ from urllib.parse import unquote
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
-from app.content.bundle import Bundle, ChoiceData, QuestionData, Report
+from app.config import get_settings
+from app.content.bundle import Bundle, ChoiceData, MediaData, QuestionData, Report
 from app.importers.errors import ImportRefused
 from app.importers.gift_categories import Catalogue
+from app.importers.images import media_url, read_image
 from app.importers.markup import to_markdown
 
 FORMAT = "moodle-xml"
@@ -88,13 +92,18 @@ class _Skip(Exception):
     """A question of a type Studyhall does not have."""
 
     reason: str
+    what: str  # the kind of question, in a word or two
 
 
-def parse(text: str, file: str) -> tuple[Bundle, Report]:
-    """Parse a Moodle XML quiz into topics and a question set per category."""
+def parse(
+    text: str, file: str, skip_bad: bool = False, max_image: int | None = None
+) -> tuple[Bundle, Report]:
+    """Parse a Moodle XML quiz into topics and a question set per category; with skip_bad, a
+    question that cannot be read is reported and left out rather than refusing the file.
+    An image larger than max_image bytes (by default the setting) is refused."""
     report = Report(file=file, format=FORMAT)
     root, lines = _tree(text, file)
-    reader = _Reader(file, report, lines)
+    reader = _Reader(file, report, lines, max_image or get_settings().max_image_bytes)
     catalogue = Catalogue(file)
     if root.tag != "quiz":
         raise ImportRefused(file, lines[root], f"the document is a <{root.tag}>, not a <quiz>")
@@ -107,14 +116,22 @@ def parse(text: str, file: str) -> tuple[Bundle, Report]:
         if kind == "category":
             catalogue.category(reader.text(element.find("category")), line)
             continue
+        media = dict(reader.media)
         try:
             name, key, data = reader.question(element, kind)
         except _Skip as skip:
-            report.warn(line, f"skipped: {skip.reason}")
-            report.count("skipped")
+            report.skip(line, skip.reason, skip.what)
+            reader.media = media  # the images of a question left out are not stored
+            continue
+        except ImportRefused as exc:
+            if not skip_bad:
+                raise
+            report.refuse(exc.line, exc.message)
+            reader.media = media
             continue
         catalogue.add(key or name, data)
     bundle = catalogue.bundle()
+    bundle.media = list(reader.media.values())
     if not bundle.question_sets and not report.warnings:
         raise ImportRefused(file, 1, "the file holds no Moodle XML question")
     report.count("topics", len(bundle.topics))
@@ -157,10 +174,14 @@ class _Choice:
 class _Reader:
     """Reads questions' texts, choices and settings, warning in the report as it goes."""
 
-    def __init__(self, file: str, report: Report, lines: dict[ET.Element, int]) -> None:
+    def __init__(
+        self, file: str, report: Report, lines: dict[ET.Element, int], max_image: int
+    ) -> None:
         self.file = file
         self.report = report
         self.lines = lines
+        self.max_image = max_image
+        self.media: dict[str, MediaData] = {}  # by SHA-256
 
     def text(self, element: ET.Element | None) -> str:
         """The raw text of element's <text> child ("" without one)."""
@@ -181,13 +202,34 @@ class _Reader:
             self.report.warn(line, f"unknown text format {given!r}, read as html")
             format = "html"
         if element.find("file") is not None or "@@PLUGINFILE@@" in raw:
-            raw = _without_images(raw, format)
-            self.report.warn(
-                line,
-                f"<{element.tag}>: embedded images and files are not imported yet; each image "
-                "is replaced by its alt text or file name",
-            )
+            raw = _with_images(raw, format, self._images(element, _sources(raw, format)))
         return to_markdown(raw, format)
+
+    def _images(self, element: ET.Element, shown: set[str]) -> dict[str, str]:
+        """Read the images element's text shows from its <file> children: each file name's
+        address in the media store. The others are named in a warning."""
+        urls: dict[str, str] = {}
+        left: list[str] = []
+        for child in element.findall("file"):
+            name = child.get("name", "").strip()[:200]
+            if name not in shown or child.get("encoding", "base64") != "base64":
+                left.append(name)
+                continue
+            image = read_image(child.text or "", name, self.file, self.lines[child], self.max_image)
+            image = self.media.setdefault(image.sha256, image)
+            urls[name] = media_url(image)
+        missing = sorted(shown - urls.keys())
+        notes = []
+        if left:
+            notes.append(f"files not shown as images are not imported ({', '.join(left)})")
+        if missing:
+            notes.append(
+                'images whose bytes (<file encoding="base64">) are not there are replaced '
+                f"by their alt text or file name ({', '.join(missing)})"
+            )
+        if notes:
+            self.report.warn(self.lines[element], f"<{element.tag}>: {'; '.join(notes)}")
+        return urls
 
     def question(
         self, element: ET.Element, kind: str
@@ -196,7 +238,7 @@ class _Reader:
         line = self.lines[element]
         if kind not in ("multichoice", "truefalse"):
             described = f"a question of type {kind!r}" if kind else "a question without a type"
-            raise _Skip(f"{described}, which Studyhall does not have")
+            raise _Skip(f"{described}, which Studyhall does not have", kind[:40] or "no type")
         name = " ".join(self.text(element.find("name")).split()) or None
         idnumber = " ".join((element.findtext("idnumber") or "").split()) or None
         stem = self.markdown(element.find("questiontext"))
@@ -276,7 +318,8 @@ class _Reader:
         if sum(choice.fraction == best for choice in choices) > 1:
             raise _Skip(
                 "a one-answer question with several best answers, any of which scores, which "
-                "Studyhall does not have (use <single>false</single> for a multiple-response one)"
+                "Studyhall does not have (use <single>false</single> for a multiple-response one)",
+                "several right answers",
             )
         for choice in choices:
             if 0 < choice.fraction < best:
@@ -305,24 +348,46 @@ class _Reader:
             )
 
 
-def _without_images(text: str, format: str) -> str:
-    """Replace each embedded image with its alt text, or else its file name."""
+def _sources(text: str, format: str) -> set[str]:
+    """The file names of the embedded images (`@@PLUGINFILE@@/...`) text shows."""
     if format == "markdown":
-        return _IMAGE_MARKDOWN.sub(lambda m: m.group(1) or _file_name(m.group(2)), text)
+        return {_file_name(m.group(2)) for m in _IMAGE_MARKDOWN.finditer(text)}
+    sources = (_attributes(m.group(0)).get("src", "") for m in _IMAGE_HTML.finditer(text))
+    return {_file_name(src) for src in sources if "@@PLUGINFILE@@" in src}
 
-    def replace(match: re.Match[str]) -> str:
-        attributes = {
-            m.group(1).lower(): unescape(m.group(2) or m.group(3) or "")
-            for m in _ATTRIBUTE.finditer(match.group(0))
-        }
-        if "@@PLUGINFILE@@" not in attributes.get("src", ""):
+
+def _with_images(text: str, format: str, urls: dict[str, str]) -> str:
+    """Point each embedded image at its address in urls, or replace it with its alt text
+    (else its file name) when its bytes are not there."""
+    if format == "markdown":
+
+        def markdown(match: re.Match[str]) -> str:
+            alt, name = match.group(1), _file_name(match.group(2))
+            return f"![{alt}]({urls[name]})" if name in urls else alt or name
+
+        return _IMAGE_MARKDOWN.sub(markdown, text)
+
+    def html(match: re.Match[str]) -> str:
+        attributes = _attributes(match.group(0))
+        src = attributes.get("src", "")
+        if "@@PLUGINFILE@@" not in src:
             return match.group(0)
-        alt = attributes.get("alt", "").strip() or _file_name(attributes.get("src", ""))
-        return escape(alt) if format == "html" or format == "moodle" else alt
+        name, alt = _file_name(src), attributes.get("alt", "").strip()
+        if name in urls and format in ("html", "moodle"):
+            return f'<img src="{escape(urls[name])}" alt="{escape(alt or name)}">'
+        return escape(alt or name) if format in ("html", "moodle") else alt or name
 
-    return _IMAGE_HTML.sub(replace, text)
+    return _IMAGE_HTML.sub(html, text)
+
+
+def _attributes(tag: str) -> dict[str, str]:
+    return {
+        m.group(1).lower(): unescape(m.group(2) or m.group(3) or "")
+        for m in _ATTRIBUTE.finditer(tag)
+    }
 
 
 def _file_name(src: str) -> str:
     """The file name at the end of an address ("@@PLUGINFILE@@/a%20b.png": "a b.png")."""
-    return unquote(src.rsplit("/", 1)[-1].split("?")[0]) or "image"
+    name = unquote(src.rsplit("/", 1)[-1].split("?")[0]).strip()
+    return name[:200] or "image"

@@ -54,12 +54,12 @@ class Preview:
     topics: list[TopicLine] = field(default_factory=list)
 
     def figures(self) -> dict[str, int]:
-        """Questions created, updated, unchanged and skipped (zeros included)."""
+        """Questions created, updated, unchanged, skipped and refused (zeros included)."""
         counts = self.report.counts if self.report is not None else {}
         outcomes = [q.outcome for q in self.questions]
         return {
             **{name: outcomes.count(name) for name in ("created", "updated", "unchanged")},
-            "skipped": counts.get("skipped", 0),
+            **{name: counts.get(name, 0) for name in ("skipped", "refused")},
         }
 
 
@@ -68,13 +68,17 @@ def preview_documents(
     documents: Sequence[tuple[str, bytes]],
     link_threshold: float,
     format: str | None = None,
+    skip_bad: bool = False,
 ) -> list[Preview]:
     """Import (file, bytes) pairs in turn as a real import would, describe what each did,
     and roll all of it back: the database is left as it was."""
     import_lock_until_commit(session)
     everything = session.begin_nested()
     try:
-        return [_preview(session, data, file, link_threshold, format) for file, data in documents]
+        return [
+            _preview(session, data, file, link_threshold, format, skip_bad)
+            for file, data in documents
+        ]
     finally:
         everything.rollback()
         session.info.pop("content_changed", None)  # nothing changed: caches stay
@@ -88,6 +92,7 @@ def preview_upload(
     limit: int,
     link_threshold: float,
     format: str | None = None,
+    skip_bad: bool = False,
 ) -> Preview:
     """Show what importing a document sent by a person would do; only authors may."""
     if not actor.may("author"):
@@ -95,14 +100,19 @@ def preview_upload(
     if len(data) > limit:
         refused = ImportRefused(file, 1, f"the file is larger than the limit of {limit:,} bytes")
         return Preview(file, refused=refused)
-    return preview_documents(session, [(file, data)], link_threshold, format)[0]
+    return preview_documents(session, [(file, data)], link_threshold, format, skip_bad)[0]
 
 
 def _preview(
-    session: Session, data: bytes, file: str, link_threshold: float, format: str | None
+    session: Session,
+    data: bytes,
+    file: str,
+    link_threshold: float,
+    format: str | None,
+    skip_bad: bool,
 ) -> Preview:
     try:
-        bundle, report = parse_document(data, file, format)
+        bundle, report = parse_document(data, file, format, skip_bad=skip_bad)
     except ImportRefused as exc:
         return Preview(file, refused=exc)
     before = _revisions(session, bundle)

@@ -21,6 +21,7 @@ from app.web.templating import render
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 Author = Annotated[Viewer, Depends(require_role("author"))]
 
+SKIP_BAD = {"type": "string", "enum": ["", "on"], "description": "Leave out bad questions"}
 # The form is read by the route itself, after the author is known: a stranger's upload is
 # never parsed or written to a temporary file. This documents what the route reads.
 UPLOAD_FORM: dict[str, Any] = {
@@ -34,6 +35,7 @@ UPLOAD_FORM: dict[str, Any] = {
                     "properties": {
                         "document": {"type": "string", "format": "binary"},
                         "format": {"type": "string", "enum": ["", *FORMATS]},
+                        "skip_bad": SKIP_BAD,
                     },
                 }
             }
@@ -53,6 +55,7 @@ CONFIRM_FORM: dict[str, Any] = {
                         "digest": {"type": "string", "description": "Its SHA-256, hex"},
                         "name": {"type": "string"},
                         "format": {"type": "string", "enum": ["", *FORMATS]},
+                        "skip_bad": SKIP_BAD,
                     },
                 }
             }
@@ -72,17 +75,30 @@ def _name(sent: str) -> str:
     return without_control_characters(sent).replace("\\", "/").rsplit("/", 1)[-1][:200] or "upload"
 
 
-async def _upload(request: Request, limit: int) -> tuple[bytes, str, str] | None:
-    """Read the uploaded document, its name and the chosen format (None: no file sent)."""
-    async with request.form(max_files=1, max_fields=2) as form:
+async def _upload(request: Request, limit: int) -> tuple[bytes, str, str, bool] | None:
+    """Read the uploaded document, its name, the chosen format and whether to leave out bad
+    questions (None: no file sent)."""
+    async with request.form(max_files=1, max_fields=3) as form:
         document, format = form.get("document"), form.get("format") or ""
         if not isinstance(document, UploadFile) or not isinstance(format, str):
             return None
-        return await document.read(limit + 1), _name(document.filename or ""), format
+        data = await document.read(limit + 1)
+        return data, _name(document.filename or ""), format, _ticked(form.get("skip_bad"))
+
+
+def _ticked(value: object) -> bool:
+    """Whether a checkbox was ticked (a browser sends "on")."""
+    return isinstance(value, str) and bool(value)
 
 
 async def _import(
-    request: Request, viewer: Viewer, db: Database, data: bytes, name: str, format: str
+    request: Request,
+    viewer: Viewer,
+    db: Database,
+    data: bytes,
+    name: str,
+    format: str,
+    skip_bad: bool,
 ) -> HTMLResponse:
     settings = request.app.state.settings
     try:
@@ -94,6 +110,7 @@ async def _import(
             settings.max_upload_bytes,
             settings.link_threshold,
             format or None,
+            skip_bad,
         )
     except ImportRefused as exc:  # refused before anything was written
         IMPORT_REFUSED.inc()
@@ -134,7 +151,7 @@ async def import_preview(request: Request, viewer: Author, db: DatabaseDep) -> H
     upload = await _upload(request, settings.max_upload_bytes)
     if upload is None:
         return _page(request, 422, error="Choose a file to preview.")
-    data, name, format = upload
+    data, name, format, skip_bad = upload
     preview = await db.write(
         preview_upload,
         viewer,
@@ -143,11 +160,14 @@ async def import_preview(request: Request, viewer: Author, db: DatabaseDep) -> H
         settings.max_upload_bytes,
         settings.link_threshold,
         format or None,
+        skip_bad,
     )
     if preview.refused is not None:
         return _page(request, 422, refused=preview.refused, previewing=True)
     content, digest = carried(data)
     carry = {"content": content, "digest": digest, "name": name, "format": format}
+    if skip_bad:
+        carry["skip_bad"] = "on"
     return _page(request, preview=preview, carry=carry)
 
 
@@ -155,8 +175,9 @@ async def import_preview(request: Request, viewer: Author, db: DatabaseDep) -> H
 async def import_confirm(request: Request, viewer: Author, db: DatabaseDep) -> HTMLResponse:
     """Import the very document a preview showed, carried back by its form."""
     limit = request.app.state.settings.max_upload_bytes
-    async with request.form(max_files=0, max_fields=4, max_part_size=carried_size(limit)) as form:
+    async with request.form(max_files=0, max_fields=5, max_part_size=carried_size(limit)) as form:
         fields = {name: form.get(name) for name in ("content", "digest", "name", "format")}
+        skip_bad = _ticked(form.get("skip_bad"))
     if not all(isinstance(value, str) for value in fields.values()):
         return _page(request, 422, error="Preview the file again, then import it.")
     name = _name(str(fields["name"]))
@@ -164,4 +185,4 @@ async def import_confirm(request: Request, viewer: Author, db: DatabaseDep) -> H
         data = uncarried(str(fields["content"]), str(fields["digest"]), name, limit)
     except ImportRefused as exc:
         return _page(request, 422, refused=exc)
-    return await _import(request, viewer, db, data, name, str(fields["format"]))
+    return await _import(request, viewer, db, data, name, str(fields["format"]), skip_bad)

@@ -5,6 +5,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -45,16 +46,53 @@ FORMATS: dict[str, tuple[Callable[[str], bool], Parser]] = {
     "csv": (csv_questions.looks_like, csv_questions.parse),  # before GIFT: a cell may hold '{'
     "gift": (gift.looks_like, gift.parse),
     "aiken": (aiken.looks_like, aiken.parse),
-    # Aiken, importing the questions that can be read and reporting the others: never detected
-    aiken.SKIP_BAD: (lambda text: False, aiken.parse_skipping_bad),
 }
+# The formats whose questions are read one by one, and so may be imported leaving out the
+# ones that cannot be read (skip_bad): each left out is reported with its line
+SKIPPING_BAD: dict[str, Parser] = {
+    name: partial(parse, skip_bad=True)
+    for name, parse in [
+        ("aiken", aiken.parse),
+        ("gift", gift.parse),
+        (moodle_xml.FORMAT, moodle_xml.parse),
+        ("csv", csv_questions.parse),
+    ]
+}
+NO_SKIPPING = "skipping bad questions applies only to Aiken, GIFT, Moodle XML and CSV files"
+
+
+# Names that say their format; checked in order, so ".gift.txt" before any ".txt"
+BY_NAME = (
+    (".gift.txt", "gift"),
+    (".aiken.txt", "aiken"),
+    (".gift", "gift"),
+    (".xml", moodle_xml.FORMAT),
+    (".csv", "csv"),
+)
+
+
+def format_by_name(file: str) -> str | None:
+    """The format a file's name says it is in, if it says one."""
+    name = file.lower()
+    return next((format for suffix, format in BY_NAME if name.endswith(suffix)), None)
 
 
 def detect_format(text: str, file: str) -> str:
-    """Name the format text is written in, or refuse it."""
-    for name, (looks_like, _) in FORMATS.items():
-        if looks_like(text):
-            return name
+    """Name the format text is written in, from the file's name and its content, or refuse
+    it; a name and content that disagree are refused, as either may be the mistake."""
+    named = format_by_name(file)
+    if named is not None and FORMATS[named][0](text):
+        return named
+    found = next((name for name, (looks_like, _) in FORMATS.items() if looks_like(text)), None)
+    if named is not None and found is not None:
+        raise ImportRefused(
+            file,
+            1,
+            f"the file's name says {named} but its content is {found}: rename the file or "
+            "choose the format",
+        )
+    if named is not None or found is not None:
+        return named or str(found)
     raise ImportRefused(
         file,
         1,
@@ -80,17 +118,31 @@ class Caps:
 
 
 def parse_document(
-    data: bytes, file: str, format: str | None = None, caps: Caps | None = None
+    data: bytes,
+    file: str,
+    format: str | None = None,
+    caps: Caps | None = None,
+    skip_bad: bool = False,
 ) -> tuple[Bundle, Report]:
     """Decode and parse one document within the caps (by default the settings'); the format
-    is detected unless given."""
+    is detected unless given. With skip_bad, the questions that cannot be read are reported
+    and left out, where the format allows it (SKIPPING_BAD); elsewhere the report says so."""
     text = decode(data, file)
+    if format == aiken.SKIP_BAD:
+        format, skip_bad = "aiken", True
     if format is not None and format not in FORMATS:
         raise ImportRefused(
             file, 1, f"unknown format {format!r}; choose one of {', '.join(FORMATS)}"
         )
     name = format or detect_format(text, file)
-    bundle, report = FORMATS[name][1](text, file)
+    if skip_bad and name not in SKIPPING_BAD:
+        try:
+            bundle, report = FORMATS[name][1](text, file)
+        except ImportRefused as exc:
+            raise ImportRefused(file, exc.line, f"{exc.message} ({NO_SKIPPING})") from None
+        report.warn(1, f"{NO_SKIPPING}: this {name} file is imported whole or not at all")
+    else:
+        bundle, report = (SKIPPING_BAD[name] if skip_bad else FORMATS[name][1])(text, file)
     refuse_past_caps(bundle, file, caps or Caps.of(get_settings()))
     return bundle, report
 
@@ -120,11 +172,12 @@ def import_document(
     link_threshold: float,
     format: str | None = None,
     author_id: int | None = None,
+    skip_bad: bool = False,
 ) -> Report:
     """Parse one document and load it into the session; the caller commits (all or nothing).
 
     The questions it changes keep a revision saved by author_id (None: the command line)."""
-    bundle, report = parse_document(data, file, format)
+    bundle, report = parse_document(data, file, format, skip_bad=skip_bad)
     try:
         load_bundle(session, bundle, report, link_threshold, author_id)
     except InvalidContent as exc:
@@ -139,6 +192,7 @@ def import_in_steps(
     link_threshold: float,
     format: str | None = None,
     progress: LoadProgress | None = None,
+    skip_bad: bool = False,
 ) -> Report:
     """Parse one document and load it in short transactions, one import at a time.
 
@@ -146,7 +200,7 @@ def import_in_steps(
     failure part-way (the process killed, the disk full) keeps the steps already committed;
     importing the document again completes it, as every step is an upsert.
     """
-    bundle, report = parse_document(data, file, format)
+    bundle, report = parse_document(data, file, format, skip_bad=skip_bad)
     with exclusive_import(db):
         try:
             load_in_steps(
@@ -209,6 +263,7 @@ def import_upload(
     limit: int,
     link_threshold: float,
     format: str | None = None,
+    skip_bad: bool = False,
 ) -> Report:
     """Import a document sent by a person in the session's transaction (all or nothing), once
     no stepwise import runs; only authors and admins may. The caller commits."""
@@ -217,4 +272,4 @@ def import_upload(
     if len(data) > limit:
         raise ImportRefused(file, 1, f"the file is larger than the limit of {limit:,} bytes")
     import_lock_until_commit(session)
-    return import_document(session, data, file, link_threshold, format, actor.id)
+    return import_document(session, data, file, link_threshold, format, actor.id, skip_bad)

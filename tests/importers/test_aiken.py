@@ -87,8 +87,8 @@ def test_every_bad_question_is_named_and_nothing_is_imported():
         aiken.parse(GOOD + "\n" + BAD, "bad.txt")
     assert caught.value.line == 6
     assert caught.value.message == (
-        "2 questions cannot be read, so nothing was imported (the format 'aiken-skip-bad' "
-        "imports the others): line 6: the question has no 'ANSWER: X' line after its choices; "
+        "2 questions cannot be read, so nothing was imported (skipping bad questions, "
+        "--skip-bad, imports the others): line 6: the question has no 'ANSWER: X' line after its choices; "
         "line 10: the question needs at least two choices like 'A. ...'"
     )
 
@@ -99,17 +99,19 @@ def test_skipping_bad_questions_imports_the_good_ones_and_reports_the_others():
     )
     assert [q.line for q in bundle.question_sets[0].questions] == [1, 13]
     assert [(w.line, w.message) for w in report.warnings] == [
-        (6, "skipped: the question has no 'ANSWER: X' line after its choices"),
-        (10, "skipped: the question needs at least two choices like 'A. ...'"),
+        (6, "refused: the question has no 'ANSWER: X' line after its choices"),
+        (10, "refused: the question needs at least two choices like 'A. ...'"),
     ]
-    assert report.counts == {"skipped": 2, "questions": 2}
+    assert report.counts == {"refused": 2, "questions": 2}
 
 
-def test_skipping_reaches_the_parser_through_its_format(db):
-    report = import_file(db, (GOOD + "\n" + BAD).encode(), "q.txt", format="aiken-skip-bad")
-    assert report.counts["questions_created"] == 1 and report.counts["skipped"] == 2
+def test_skipping_reaches_the_parser_through_the_flag_and_the_older_format_name():
+    data = (GOOD + "\n" + BAD).encode()
+    for format, skip_bad in ((None, True), ("aiken", True), ("aiken-skip-bad", False)):
+        bundle, report = parse_document(data, "q.txt", format, skip_bad=skip_bad)
+        assert report.counts == {"refused": 2, "questions": 1}, format
     with pytest.raises(ImportRefused):
-        import_file(db, (GOOD + "\n" + BAD).encode(), "q.txt")
+        parse_document(data, "q.txt")
 
 
 def test_a_file_with_no_good_question_is_refused_even_when_skipping():
@@ -156,8 +158,9 @@ def test_studyhall_import_loads_it_and_skips_bad_questions_on_request(
     refused = runner.invoke(cli, ["import", "quiz.txt"])
     assert refused.exit_code == 1 and "refused quiz.txt:6:" in refused.output
     assert row_counts(db)["question"] == 0
-    result = runner.invoke(cli, ["import", "--format", "aiken-skip-bad", "quiz.txt"])
+    result = runner.invoke(cli, ["import", "--skip-bad", "quiz.txt"])
     assert result.exit_code == 0, result.output
+    assert "warning quiz.txt:10: refused: the question needs at least two" in result.output
     assert row_counts(db)["question"] == 1
 
 
@@ -173,10 +176,10 @@ def test_the_web_form_imports_it(user_client, db):
     skipped = client.post(
         "/author/import",
         files={"document": ("bad.txt", (GOOD + "\n" + BAD).encode(), "text/plain")},
-        data={"format": "aiken-skip-bad"},
+        data={"format": "", "skip_bad": "on"},
     )
     assert skipped.status_code == 200
-    assert "line 10: skipped: the question needs at least two choices" in skipped.text
+    assert "line 10: refused: the question needs at least two choices" in skipped.text
 
 
 @settings(settings.get_profile(PROFILE))

@@ -1,6 +1,8 @@
 """The Moodle XML importer: categories, question types, formats, feedback, images, skips,
 refusals (entities and DTDs among them), detection and the round trip from the exporter."""
 
+import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -11,7 +13,8 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from app.cli import cli
-from app.config import PROJECT_ROOT
+from app.config import PROJECT_ROOT, get_settings
+from app.content.markdown import render
 from app.content.models import Choice, Question, QuestionSet, Topic
 from app.db import Database
 from app.exporters.moodle_xml import write_moodle_xml
@@ -212,21 +215,114 @@ def test_an_unknown_format_is_read_as_html_with_a_warning():
     ]
 
 
-def test_embedded_images_become_their_alt_text_or_file_name():
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
+PNG_SHA = hashlib.sha256(PNG).hexdigest()
+
+
+def with_file(text: str, name: str, data: bytes | str, format: str = "html") -> str:
+    """A question text that carries one file, base64 (or the raw text given)."""
+    encoded = base64.b64encode(data).decode() if isinstance(data, bytes) else data
+    return (
+        f'<questiontext format="{format}"><text><![CDATA[{text}]]></text>\n'
+        f'<file name="{name}" path="/" encoding="base64">{encoded}</file></questiontext>'
+    )
+
+
+def test_an_embedded_image_goes_to_the_media_store_and_is_shown_from_there():
     bundle, report = parse(SAMPLE.decode())
-    assert bundle.question_sets[1].questions[0].stem == "What does the TLS handshake show?"
-    assert (
-        55,
-        "<questiontext>: embedded images and files are not imported yet; each image is "
-        "replaced by its alt text or file name",
-    ) in [(w.line, w.message) for w in report.warnings]
+    sha = hashlib.sha256(b"\x89PNG\r\n\x1a\n").hexdigest()
+    assert bundle.question_sets[1].questions[0].stem == (
+        f"What does ![the TLS handshake](/media/{sha}/tls%20handshake.png) show?"
+    )
+    assert [(m.sha256, m.name, m.content_type, m.line) for m in bundle.media] == [
+        (sha, "tls handshake.png", "image/png", 57)
+    ]
+    assert not [w for w in report.warnings if "image" in w.message]
+    html = render(bundle.question_sets[1].questions[0].stem)
+    assert f'<img src="/media/{sha}/tls%20handshake.png" alt="the TLS handshake">' in html
+
+
+def test_an_image_in_markdown_text_and_the_same_bytes_twice_are_stored_once():
+    text = "![the chart](@@PLUGINFILE@@/c.png) and ![again](@@PLUGINFILE@@/c.png)"
+    bundle, _ = parse(multichoice(with_file(text, "c.png", PNG, "markdown")))
+    (question,) = bundle.question_sets[0].questions
+    url = f"/media/{PNG_SHA}/c.png"
+    assert question.stem == f"![the chart]({url}) and ![again]({url})"
+    assert len(bundle.media) == 1
+
+
+def test_images_without_their_bytes_become_their_alt_text_or_file_name():
     named = stem('See <img src="@@PLUGINFILE@@/a%20b.png"> and <img src="https://x/y.png">')
-    (question,) = questions(multichoice(named)).values()
-    assert question.stem == "See a b.png and"
+    bundle, report = parse(multichoice(named))
+    assert bundle.question_sets[0].questions[0].stem == "See a b.png and"
+    assert [(w.line, w.message) for w in report.warnings] == [
+        (
+            5,
+            '<questiontext>: images whose bytes (<file encoding="base64">) are not there are '
+            "replaced by their alt text or file name (a b.png)",
+        )
+    ]
     (markdown,) = questions(
         multichoice(stem("![the chart](@@PLUGINFILE@@/c.png) here", "markdown"))
     ).values()
     assert markdown.stem == "the chart here"
+    assert bundle.media == []
+
+
+def test_a_file_the_text_does_not_show_is_not_imported():
+    bundle, report = parse(multichoice(with_file("No picture.", "notes.pdf", b"%PDF-1.4")))
+    assert bundle.media == [] and bundle.question_sets[0].questions[0].stem == "No picture."
+    assert [w.message for w in report.warnings] == [
+        "<questiontext>: files not shown as images are not imported (notes.pdf)"
+    ]
+
+
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("not base64!", "the image 'x.png' is not valid base64"),
+        (SVG, "the image 'x.png' is not a PNG, JPEG, GIF or WebP image (other types, SVG"),
+        (b"GIF8" + b"\x00" * 8, "the image 'x.png' is not a PNG, JPEG, GIF or WebP image"),
+        (PNG + b"\x00" * 100, "the image 'x.png' is larger than the limit of 100 bytes"),
+        (PNG * 1000, "the image 'x.png' is larger than the limit of 100 bytes"),
+    ],
+)
+def test_a_bad_image_is_refused_with_its_name_and_line(data, message):
+    text = multichoice(with_file('<img src="@@PLUGINFILE@@/x.png">', "x.png", data))
+    with pytest.raises(ImportRefused) as caught:
+        moodle_xml.parse(text, "quiz.xml", max_image=100)
+    assert caught.value.line == 6 and caught.value.message.startswith(message)
+    bundle, report = moodle_xml.parse(text, "quiz.xml", skip_bad=True, max_image=100)
+    assert bundle.media == [] and report.counts["refused"] == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "content_type"),
+    [
+        (b"\xff\xd8\xff\xe0" + b"\x00" * 8, "image/jpeg"),
+        (b"GIF87a" + b"\x00" * 8, "image/gif"),
+        (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "image/webp"),
+    ],
+)
+def test_each_image_type_is_known_by_its_first_bytes(data, content_type):
+    text = multichoice(with_file('<img src="@@PLUGINFILE@@/x.png">', "x.png", data))
+    bundle, _ = moodle_xml.parse(text, "quiz.xml")
+    assert [m.content_type for m in bundle.media] == [content_type]
+
+
+def test_the_image_limit_is_a_setting(monkeypatch):
+    monkeypatch.setenv("STUDYHALL_MAX_IMAGE_BYTES", "10")
+    get_settings.cache_clear()
+    try:
+        text = multichoice(with_file('<img src="@@PLUGINFILE@@/x.png">', "x.png", PNG))
+        with pytest.raises(ImportRefused) as caught:
+            parse_document(text.encode(), "quiz.xml")
+        assert "larger than the limit of 10 bytes (STUDYHALL_MAX_IMAGE_BYTES)" in str(caught.value)
+    finally:
+        get_settings.cache_clear()
 
 
 def test_keys_are_the_idnumber_else_the_name_else_the_text():

@@ -53,7 +53,13 @@ def test_a_preview_reports_what_the_import_then_does_and_writes_nothing(seeded):
         ("build", 0, True),
         ("build-engines", 1, True),
     ]
-    assert preview.figures() == {"created": 2, "updated": 0, "unchanged": 0, "skipped": 0}
+    assert preview.figures() == {
+        "created": 2,
+        "updated": 0,
+        "unchanged": 0,
+        "skipped": 0,
+        "refused": 0,
+    }
     assert preview.report is not None
     assert import_file(seeded, BANK.encode(), "bank.csv").counts == preview.report.counts
 
@@ -61,7 +67,13 @@ def test_a_preview_reports_what_the_import_then_does_and_writes_nothing(seeded):
 def test_a_preview_after_the_import_finds_everything_unchanged_and_an_edit_updated(db):
     import_file(db, BANK.encode(), "bank.csv")
     (again,) = _preview(db, ("bank.csv", BANK.encode()))
-    assert again.figures() == {"created": 0, "updated": 0, "unchanged": 2, "skipped": 0}
+    assert again.figures() == {
+        "created": 0,
+        "updated": 0,
+        "unchanged": 2,
+        "skipped": 0,
+        "refused": 0,
+    }
     assert [t.new for t in again.topics] == [False, False]
     (edited,) = _preview(db, ("bank.csv", BANK.replace(";A,B;", ";B,C;").encode()))
     assert [(q.line, q.outcome) for q in edited.questions] == [(2, "unchanged"), (3, "updated")]
@@ -84,10 +96,14 @@ def test_skipped_questions_are_counted(db):
     (refused,) = _preview(db, ("quiz.txt", text.encode()))
     assert refused.refused is not None and refused.refused.line == 6
     with db.session_scope(write=True) as session:
-        (skipping,) = preview_documents(
-            session, [("quiz.txt", text.encode())], 0.12, "aiken-skip-bad"
-        )
-    assert skipping.figures() == {"created": 1, "updated": 0, "unchanged": 0, "skipped": 1}
+        (skipping,) = preview_documents(session, [("quiz.txt", text.encode())], 0.12, None, True)
+    assert skipping.figures() == {
+        "created": 1,
+        "updated": 0,
+        "unchanged": 0,
+        "skipped": 0,
+        "refused": 1,
+    }
     assert row_counts(db)["question"] == 0
 
 
@@ -112,7 +128,10 @@ def test_studyhall_import_dry_run_prints_each_question_and_the_topics(
     assert "would refuse bad.csv:3: column right: D names choice_d" in output
     assert "would import seed.txt (qa): created 0, updated 0, unchanged 7" in output
     assert "would refuse missing.csv:1: no such file" in output
-    assert output.endswith("Dry run: nothing was written.")
+    assert output.endswith(
+        "Summary: would be created 2, updated 0, unchanged 7, skipped 0, refused 2 (2 files) "
+        "Dry run: nothing was written."
+    )
 
 
 def _preview_page(client, content: bytes, name: str = "bank.csv", fmt: str = ""):  # type: ignore[no-untyped-def]
@@ -153,6 +172,28 @@ def test_the_web_preview_writes_nothing_and_its_button_imports_the_same_document
     assert "questions created: 2" in imported.text
     again = _preview_page(client, BANK.encode())
     assert "leave 2 questions unchanged" in " ".join(again.text.split())
+
+
+def test_skipping_bad_questions_is_previewed_and_carried_to_the_import(user_client, db):
+    client = user_client("writer", role="author")
+    form = client.get("/author/import").text
+    assert '<input type="checkbox" id="skip_bad" name="skip_bad"' in form
+    response = client.post(
+        "/author/import/preview",
+        files={"document": ("bad.csv", BAD.encode(), "text/csv")},
+        data={"format": "", "skip_bad": "on"},
+    )
+    assert response.status_code == 200 and row_counts(db)["question"] == 0
+    text = " ".join(response.text.split())
+    assert "create 1 question</li>" in text and "leave out 1 question that cannot be read" in text
+    assert "line 3: refused: column right: D names choice_d" in text
+    carried = _carried(response.text)
+    assert carried["skip_bad"] == "on"
+    imported = client.post(
+        "/author/import/confirm", files={k: (None, v) for k, v in carried.items()}
+    )
+    assert imported.status_code == 200 and "questions created: 1" in imported.text
+    assert row_counts(db)["question"] == 1
 
 
 def test_a_refused_preview_shows_the_refusal_and_no_import_button(user_client, db):

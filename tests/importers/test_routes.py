@@ -153,3 +153,17 @@ def test_a_form_without_a_document_asks_for_one(user_client, db):
     author = user_client("writer", role="author")
     response = author.post("/author/import", data={"format": "qa"})
     assert response.status_code == 422 and "Choose a file to import." in response.text
+
+
+def test_the_uploaded_files_name_names_its_format(user_client, db):
+    client = user_client("writer", role="author")
+    aiken = b"Which one?\nA. This\nB. That\nANSWER: A\n"
+    refused = _upload(client, aiken, "quiz.gift")
+    assert refused.status_code == 422
+    assert "the file&#39;s name says gift but its content is aiken" in refused.text
+    assert _questions(db) == 0
+    named = _upload(client, b"Which one?\nA. This\nANSWER: A\n", "quiz.aiken.txt")
+    assert named.status_code == 422  # read as Aiken, whose reader names the fault
+    assert "quiz.aiken.txt, line 1: a question cannot be read" in named.text
+    assert _upload(client, aiken, "quiz.aiken.txt").status_code == 200
+    assert _questions(db) == 1

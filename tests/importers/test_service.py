@@ -1,6 +1,7 @@
 import json
 import random
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 
@@ -298,6 +299,58 @@ def test_detect_format_refuses_unknown_text():
     )
 
 
+SAMPLES = Path(__file__).parent / "samples"
+GIFT = (SAMPLES / "moodle.gift").read_text(encoding="utf-8")
+AIKEN = (SAMPLES / "quiz.aiken.txt").read_text(encoding="utf-8")
+MOODLE_XML = (SAMPLES / "moodle.xml").read_text(encoding="utf-8")
+CSV = "question,choice_a,choice_b,right\nWhich one?,This,That,A\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "format"),
+    [
+        ("bank.gift", GIFT, "gift"),
+        ("BANK.GIFT.TXT", GIFT, "gift"),
+        ("quiz.aiken.txt", AIKEN, "aiken"),
+        ("export.xml", MOODLE_XML, "moodle-xml"),
+        ("rows.csv", CSV, "csv"),
+        # content no detector recognises: the name decides, and its parser names the line
+        ("odd.gift", "Which one? {\n", "gift"),
+        ("odd.aiken.txt", "Which one?\nA. This\n", "aiken"),
+    ],
+)
+def test_a_file_name_names_the_format(name, text, format):
+    assert detect_format(text, name) == format
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "said", "found"),
+    [
+        ("quiz.gift", AIKEN, "gift", "aiken"),
+        ("quiz.aiken.txt", GIFT, "aiken", "gift"),
+        ("quiz.xml", CSV, "moodle-xml", "csv"),
+        ("quiz.csv", MOODLE_XML, "csv", "moodle-xml"),
+    ],
+)
+def test_a_name_and_content_that_disagree_are_refused_on_line_1(name, text, said, found):
+    with pytest.raises(ImportRefused) as caught:
+        parse_document(text.encode(), name)
+    assert str(caught.value) == (
+        f"{name}:1: the file's name says {said} but its content is {found}: rename the file "
+        "or choose the format"
+    )
+
+
+def test_a_chosen_format_wins_over_the_name():
+    bundle, report = parse_document(AIKEN.encode(), "quiz.gift", "aiken")
+    assert report.format == "aiken" and len(bundle.question_sets[0].questions) == 2
+
+
+def test_a_name_that_says_nothing_leaves_the_content_to_decide():
+    assert detect_format(GIFT, "bank.txt") == "gift"
+    assert detect_format(AIKEN, "quiz.txt") == "aiken"
+
+
 def test_parse_document_takes_a_format_and_refuses_an_unknown_one():
     bundle, report = parse_document(NOTE_SEED.read_bytes(), "n.txt", "note")
     assert (report.format, bundle.notes[0].title) == ("note", "TensorRT Note (2)")
@@ -306,7 +359,7 @@ def test_parse_document_takes_a_format_and_refuses_an_unknown_one():
     assert (
         str(caught.value)
         == "n.txt:1: unknown format 'xml'; choose one of moodle-xml, json, catalog, qa, note, "
-        "errata, csv, gift, aiken, aiken-skip-bad"
+        "errata, csv, gift, aiken"
     )
 
 

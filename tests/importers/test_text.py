@@ -160,10 +160,15 @@ def test_plain_to_markdown_leaves_words_untouched():
 
 
 def test_images_from_other_sites_become_links_the_policy_does_not_block():
-    html = render("![a chart](https://example.com/c.png) ![](//example.com/d.png) ![ours](/e.png)")
-    assert [img["src"] for img in tags(html, "img")] == ["/e.png"]
+    media = "/media/" + "0" * 64 + "/f.png"
+    html = render(
+        "![a chart](https://example.com/c.png) ![](//example.com/d.png) ![ours](/e.png) "
+        f"![stored]({media})"
+    )
+    assert [img["src"] for img in tags(html, "img")] == [media]  # only the media store's
     assert [(a["href"]) for a in tags(html, "a")] == [
         "https://example.com/c.png",
         "//example.com/d.png",
+        "/e.png",
     ]
     assert "a chart</a>" in html and "//example.com/d.png</a>" in html
