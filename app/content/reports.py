@@ -17,7 +17,7 @@ from app.accounts.errors import InvalidInput, PermissionDenied, RateLimited
 from app.accounts.models import User
 from app.accounts.service import Viewer
 from app.content import notices
-from app.content.checks import hidden_character, visible_text
+from app.content.checks import Problem, hidden_character, visible_text
 from app.content.errata import KINDS, TEXT_MAX, TEXT_MIN, ProblemReport
 from app.content.errors import NotFound
 from app.content.markdown import excerpt
@@ -142,6 +142,10 @@ def _text_problem(text: str, least: int, ask: str) -> str | None:
     """
     if len(visible_text(text)) < least or len(text) > TEXT_MAX:
         return f"{ask} in {least} to {TEXT_MAX} characters."
+    return _hidden(text)
+
+
+def _hidden(text: str) -> str | None:
     if (found := hidden_character(text)) is not None:
         at, which = found
         return (
@@ -237,17 +241,19 @@ def report_on(session: Session, actor: Viewer, report_id: int, question_id: int)
     return found[0]
 
 
-def edit_problem(session: Session, report_id: int, question_id: int) -> str | None:
-    """Say why a save cannot resolve this report (None when it can)."""
+def edit_problems(session: Session, report_id: int, question_id: int, note: str) -> list[Problem]:
+    """Say why a save cannot resolve this report with this note (nothing when it can)."""
     report = session.get(ProblemReport, report_id)
-    if problem := _mismatch(report, question_id):
-        return problem
-    if report is not None and report.status == "resolved":
-        return (
+    problem = _mismatch(report, question_id)
+    if problem is None and report is not None and report.status == "resolved":
+        problem = (
             f"Problem report {report_id} is already resolved; untick “Resolve the report and "
             "tell the reporter” to save."
         )
-    return None
+    problems = [Problem("resolve", problem)] if problem else []
+    if hidden := _hidden(note):  # the note becomes the resolution, which refuses these
+        problems.append(Problem("note", hidden))
+    return problems
 
 
 def resolve_after_edit(session: Session, actor: Viewer, report_id: int, note: str) -> None:

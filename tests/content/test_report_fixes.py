@@ -179,6 +179,7 @@ def _refused(author, db, url, form, rid, message):  # type: ignore[no-untyped-de
         ({"report": "x7"}, "There is no problem report with that number."),
         ({"report": "{other}"}, "is about another question"),
         ({"note": ""}, "Say in a few words why you change it"),
+        ({"note": "Fixed \u202eit"}, "Remove the invisible character"),
     ],
 )
 def test_a_bad_save_from_a_report_saves_nothing(people, qids, db, change, message):
