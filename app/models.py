@@ -1,6 +1,6 @@
 """Every table of the application, imported in one place for Alembic and tests."""
 
-from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
+from app.accounts.models import ApiToken, RateLimitEvent, RoleChange, User, UserSession
 from app.content.blueprints import ExamBlueprint
 from app.content.errata import ProblemReport
 from app.content.models import (
@@ -15,6 +15,7 @@ from app.content.models import (
     QuestionSet,
     Topic,
 )
+from app.content.notices import Notice
 from app.db import Base
 from app.exams.models import Attempt, AttemptItem, TimeAllowance
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
@@ -27,9 +28,11 @@ __all__ = [
     "LinkDecision",
     "ProblemReport",
     "Base",
+    "Notice",
     "NoteRead",
     "PracticeAnswer",
     "RateLimitEvent",
+    "RoleChange",
     "ReviewCard",
     "User",
     "UserSession",

@@ -1,6 +1,6 @@
 """Pages that combine features, assembled here above them.
 
-The home page, a note, a topic, a question set and a practice question show the content with
+The home page (with a person's notices), a note, a topic, a question set and a practice question show the content with
 the logged-in learner's own standing beside it (progress; on the home page their open exams
 too); the dashboard, its API and the data export gather a
 learner's progress with their exam scores (exams). Each feature's part comes through its own
@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
+from app.content import notices
 from app.content import queries as content_queries
 from app.content.dependencies import (
     CHOICES_IN_ADDRESS,
@@ -24,6 +25,7 @@ from app.content.dependencies import (
     Slug,
     chosen_ids,
 )
+from app.content.notices import NoticeView
 from app.content.routes import practice_page
 from app.db import Database
 from app.exams import queries as exam_queries
@@ -65,8 +67,17 @@ async def home(request: Request, cache: CacheDep) -> HTMLResponse:
         "learner_status": await learner_status(request),
         "open_attempts": await _open_attempts(request),
         "resumes": await home_resumes(request, [s.slug for s in view.sets]),
+        "notices": await _notices(request),
     }
     return render_page(request, "pages/home.html", context, version=cache.version)
+
+
+async def _notices(request: Request) -> tuple[NoticeView, ...]:
+    viewer = viewer_of(request)
+    if viewer is None:
+        return ()
+    db: Database = request.app.state.db
+    return await db.read(notices.open_notices, viewer.id)
 
 
 async def _open_attempts(request: Request) -> tuple[OpenAttempt, ...]:
@@ -152,7 +163,8 @@ async def dashboard(
         library=library,
         zone=viewer.time_zone,
     )
-    response = render(request, "progress/dashboard.html", {"view": view})
+    context = {"view": view, "notices": await db.read(notices.open_notices, viewer.id)}
+    response = render(request, "progress/dashboard.html", context)
     response.headers["cache-control"] = "no-store"
     return response
 

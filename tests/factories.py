@@ -4,6 +4,7 @@ import asyncio
 from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, TypeVar
@@ -60,6 +61,37 @@ def tags(html: str, name: str) -> list[dict[str, str | None]]:
     collector = _Collector()
     collector.feed(html)
     return [attrs for tag, attrs in collector.tags if tag == name]
+
+
+def editor_form(client: TestClient, path: str) -> dict[str, str | list[str]]:
+    """The question editor's form at path as the browser would send it (every field; the
+    ticked boxes as lists)."""
+    page = client.get(path)
+    assert page.status_code == 200, page.text
+    fields: dict[str, str | list[str]] = {}
+    for tag in tags(page.text, "input"):
+        name = tag.get("name")
+        if not name or tag.get("type") in ("submit", "radio"):
+            continue
+        if tag.get("type") == "checkbox":
+            if "checked" in tag:
+                fields.setdefault(name, []).append(tag["value"] or "")  # type: ignore[union-attr]
+            continue
+        fields[name] = tag.get("value") or ""
+    html = page.text
+    for name in ("stem", "explanation", "versions"):
+        fields[name] = _textarea(html, f'name="{name}"')
+    for n in range(1, int(str(fields["choices"])) + 1):
+        fields[f"choice-{n}-text"] = _textarea(html, f'name="choice-{n}-text"')
+        fields[f"choice-{n}-feedback"] = _textarea(html, f'name="choice-{n}-feedback"')
+    fields["kind"] = "single"
+    fields["topic"] = ""
+    return fields
+
+
+def _textarea(html: str, marker: str) -> str:
+    start = html.index(">", html.index(marker)) + 1
+    return unescape(html[start : html.index("</textarea>", start)])
 
 
 def question_id(db: Database, key: str, set_slug: str = SEED_SET) -> int:

@@ -73,3 +73,24 @@ class RateLimitEvent(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(String(200), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+
+
+class RoleChange(Base):
+    """Who changed whose role, from what to what, and when: the admins' audit log reads it.
+
+    `actor_id` is None when the server's command line changed it (or the admin's account is
+    gone); `user_id` is None once the account whose role changed is deleted.
+    """
+
+    __tablename__ = "role_change"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    actor_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), index=True
+    )
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), index=True
+    )
+    old_role: Mapped[str] = mapped_column(String(10))
+    new_role: Mapped[str] = mapped_column(String(10))
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)

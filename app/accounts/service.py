@@ -31,6 +31,7 @@ from app.accounts.models import (
     SCOPES,
     ApiToken,
     RateLimitEvent,
+    RoleChange,
     User,
     UserSession,
 )
@@ -516,7 +517,12 @@ def set_role(session: Session, actor: Viewer | None, username: str, role: str) -
         raise UserNotFound(username)
     if user.role == "admin" and role != "admin" and _admin_count(session) == 1:
         raise InvalidInput("role", "This is the last admin; make someone else admin first.")
-    user.role = role
+    if user.role != role:
+        actor_id = actor.id if actor is not None else None
+        session.add(
+            RoleChange(actor_id=actor_id, user_id=user.id, old_role=user.role, new_role=role)
+        )
+        user.role = role
     return user
 
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.errors import PermissionDenied
 from app.accounts.service import Viewer
-from app.content import revisions
+from app.content import reports, revisions
 from app.content.bundle import ChoiceData, QuestionData, ReferenceData, Report, Scope
 from app.content.checks import Problem, question_problems
 from app.content.errors import ContentError, InvalidAnswer, NotFound
@@ -201,7 +201,7 @@ def create_question(session: Session, actor: Viewer, set_slug: str, draft: Draft
     position = max((p for _, p in rows), default=0) + 1
     data = draft.question(key, "", [])
     topics = dict(session.execute(select(Topic.slug, Topic.id)).all())
-    _refuse(draft, data, note, topics)
+    _refuse(draft, data, note, topics, [])
     report = Report(file="editor", format="editor")
     written = upsert_questions(session, qset.id, [(position, data)], topics, report)
     question_id = written.ids[key]
@@ -210,9 +210,11 @@ def create_question(session: Session, actor: Viewer, set_slug: str, draft: Draft
     return question_id
 
 
-def _refuse(draft: Draft, data: QuestionData, note: str, topics: dict[str, int]) -> None:
+def _refuse(
+    draft: Draft, data: QuestionData, note: str, topics: dict[str, int], more: list[Problem]
+) -> None:
     """Refuse a draft that breaks the rules imports are checked by, or has no note."""
-    problems = note_problems(note) + question_problems(data)
+    problems = more + note_problems(note) + question_problems(data)
     if draft.topic is not None and draft.topic not in topics:
         problems.append(Problem("topic", f"There is no topic {draft.topic!r}."))
     if problems:
@@ -248,10 +250,20 @@ def note_problems(note: str) -> list[Problem]:
 
 
 def save_question(
-    session: Session, actor: Viewer, question_id: int, draft: Draft, opened: int, note: str
+    session: Session,
+    actor: Viewer,
+    question_id: int,
+    draft: Draft,
+    opened: int,
+    note: str,
+    resolve: int | None = None,
 ) -> int:
     """Save a draft of a question as a new revision; return its number (the opened one
-    when the draft changes nothing). Refuse a stale or faulty draft, writing nothing."""
+    when the draft changes nothing). Refuse a stale or faulty draft, writing nothing.
+
+    With `resolve`, the number of a problem report on this question, the save also resolves
+    it and tells its reporter; a save that changes nothing is then refused.
+    """
     _may_edit(actor)
     question = _question(session, question_id, lock=True)
     latest = latest_number(session, question_id)
@@ -259,13 +271,24 @@ def save_question(
         raise EditConflict(opened, latest, _changes(session, question_id, opened, latest))
     data = draft.question(question.key, question.source, list(question.accepted or []))
     topics = dict(session.execute(select(Topic.slug, Topic.id)).all())
-    _refuse(draft, data, note, topics)
+    more = [] if resolve is None else reports.edit_problems(session, resolve, question_id, note)
+    _refuse(draft, data, note, topics, more)
     report = Report(file="editor", format="editor")
     upsert_questions(session, question.set_id, [(question.position, data)], topics, report)
     saved = revisions.record(session, [question_id], actor.id, note.strip())
     if saved:
         bump_version(session)
+    if resolve is not None:
+        if not saved:  # the job's savepoint undoes the write above
+            raise DraftRefused([Problem("resolve", UNCHANGED)])
+        reports.resolve_after_edit(session, actor, resolve, note.strip())
     return saved.get(question_id, latest)
+
+
+UNCHANGED = (
+    "Nothing in the question changed, so the report was not resolved. Correct the question, "
+    "or untick “Resolve the report and tell the reporter” and resolve it on the reports page."
+)
 
 
 def restore_revision(

@@ -23,6 +23,8 @@ class Posted:
     opened: int | None  # None: the form came without the revision it was opened at
     note: str
     action: str  # "save", "preview", "add-choice", "add-reference", "up-2", "remove-3", ...
+    report: int | None = None  # the problem report the editor was opened from (0: not a number)
+    resolve: bool = False  # resolve that report with the save
 
 
 def read_form(field: Field, rights: list[str], fixed: list[str] | None = None) -> Posted:
@@ -52,7 +54,10 @@ def read_form(field: Field, rights: list[str], fixed: list[str] | None = None) -
         versions=[line.strip() for line in field("versions").splitlines() if line.strip()],
     )
     opened = whole_number(field("opened"), 0, INT32_MAX)
-    return Posted(draft, opened, field("note"), field("action") or "save")
+    report = whole_number(field("report"), 1, INT32_MAX) or 0 if field("report") else None
+    posted = Posted(draft, opened, field("note"), field("action") or "save", report)
+    posted.resolve = report is not None and field("resolve") == "yes"
+    return posted
 
 
 _REF_PARTS = ("url", "title", "version")

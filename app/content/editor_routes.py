@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts.dependencies import load_viewer, require_role
 from app.accounts.errors import InvalidInput
 from app.accounts.service import Viewer
-from app.content import editor
+from app.content import editor, reports
 from app.content.bundle import DIFFICULTIES, LEVELS
 from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
 from app.content.dependencies import QuestionId
@@ -24,6 +24,7 @@ from app.content.editor_form import Posted, apply, drop_empty_rows, read_form
 from app.content.markdown import render as render_markdown
 from app.content.markdown import render_inline
 from app.content.revisions import NOTE_MAX
+from app.db import Database
 from app.web.dependencies import DatabaseDep
 from app.web.forms import INT32_MAX, whole_number
 from app.web.limits import FieldText
@@ -70,6 +71,9 @@ def _editor(
         "max_choices": MAX_CHOICES,
         "reference_rows": min(len(draft.references) + 1, MAX_REFERENCES),
         "note_max": NOTE_MAX,
+        "report": None,
+        "resolve": False,
+        "report_id": None,
         **context,
     }
     return render(request, EDITOR_PAGE, values, status_code=status_code, block=block)
@@ -135,13 +139,34 @@ async def new_question(
     )
 
 
+ReportId = Annotated[int | None, Query(ge=1, le=INT32_MAX, description="Problem report")]
+
+
 @router.get("/author/questions/{question_id}/edit", name="edit_question")
 async def edit_question_form(
-    request: Request, question_id: QuestionId, viewer: Author, db: DatabaseDep
+    request: Request,
+    question_id: QuestionId,
+    viewer: Author,
+    db: DatabaseDep,
+    report: ReportId = None,
 ) -> HTMLResponse:
-    """Show the editor of a question, at its newest revision."""
+    """Show the editor of a question, at its newest revision (beside the report it fixes)."""
     editing = await db.read(editor.open_question, viewer, question_id)
-    return _editor(request, editing)
+    if report is None:
+        return _editor(request, editing)
+    shown = await db.read(reports.report_on, viewer, report, question_id)
+    open_ = shown.status == "open"
+    return _editor(request, editing, report=shown, report_id=shown.id, resolve=open_)
+
+
+async def _report(db: Database, viewer: Viewer, posted: Posted, question_id: int) -> Any:
+    """The report a posted form came from, to show again beside it (None if it names none)."""
+    if not posted.report:
+        return None
+    try:
+        return await db.read(reports.report_on, viewer, posted.report, question_id)
+    except InvalidInput:
+        return None
 
 
 async def _posted(request: Request) -> Posted:
@@ -166,6 +191,11 @@ async def edit_question(
     """Save the question as a new revision, or preview it, or change the form's rows."""
     posted = await _posted(request)
     draft, note = posted.draft, posted.note
+    shown = {
+        "report": await _report(db, viewer, posted, question_id),
+        "resolve": posted.resolve,
+        "report_id": posted.report,
+    }
     if posted.action == "preview" or apply(draft, posted.action):
         editing = await db.read(editor.open_question, viewer, question_id)
         preview = _preview(draft) if posted.action == "preview" else None
@@ -178,6 +208,7 @@ async def edit_question(
             note=note,
             preview=preview,
             block=block,
+            **shown,
         )
     try:
         if posted.opened is None:
@@ -189,8 +220,9 @@ async def edit_question(
                     )
                 ]
             )
+        resolve = posted.report if posted.resolve else None
         saved = await db.write(
-            editor.save_question, viewer, question_id, draft, posted.opened, note
+            editor.save_question, viewer, question_id, draft, posted.opened, note, resolve
         )
     except DraftRefused as exc:
         editing = await db.read(editor.open_question, viewer, question_id)
@@ -203,6 +235,7 @@ async def edit_question(
             errors=_errors(exc.problems),
             problems=exc.problems,
             status_code=exc.status_code,
+            **shown,
         )
     except EditConflict as exc:
         editing = await db.read(editor.open_question, viewer, question_id)
@@ -215,7 +248,11 @@ async def edit_question(
             note=note,
             conflict=exc,
             status_code=exc.status_code,
+            **shown,
         )
+    if posted.resolve:
+        target = f"/author/reports?done=report-corrected#report-{posted.report}"
+        return RedirectResponse(target, status_code=303)
     done = "question-saved" if saved != posted.opened else "question-unchanged"
     return RedirectResponse(f"/author/questions/{question_id}/edit?done={done}", status_code=303)
 

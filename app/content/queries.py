@@ -174,12 +174,12 @@ def _web_url(source: str) -> str | None:
 PAGE_SIZE = 50
 
 
-def _paged(page: int, total: int) -> PageInfo:
+def paged(page: int, total: int, size: int = PAGE_SIZE) -> PageInfo:
     """Where page sits in a list of total items (404 past the last page)."""
-    pages = max(1, -(-total // PAGE_SIZE))
+    pages = max(1, -(-total // size))
     if page > pages:
         raise NotFound(f"There is no page {page}: the list has {pages}.")
-    return PageInfo(page, pages, total, PAGE_SIZE)
+    return PageInfo(page, pages, total, size)
 
 
 def _question_page(
@@ -188,7 +188,7 @@ def _question_page(
     """One page of the questions in use matching where, and where it sits."""
     where = (*where, IN_USE)
     total = session.scalar(select(func.count(Question.id)).where(*where)) or 0
-    info = _paged(page, total)
+    info = paged(page, total)
     items = _question_summaries(session, *where, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
     return items, info
 
@@ -289,7 +289,7 @@ def topics_page(session: Session, page: int = 1) -> ListView:
     """One page of the top-level topics, as cards with their first subtopics."""
     tree = _Tree(session)
     roots = tree.children.get(None, [])
-    info = _paged(page, len(roots))
+    info = paged(page, len(roots))
     start = (page - 1) * PAGE_SIZE
     return ListView(tuple(tree.card(t) for t in roots[start : start + PAGE_SIZE]), info)
 
@@ -299,7 +299,7 @@ def sets_page(session: Session, page: int = 1) -> ListView:
     sets, total = _set_summaries(session, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
     if not sets and page > 1:  # past the end: count to say how many pages there are
         total = len(_set_summaries(session)[0])
-    return ListView(sets, _paged(page, total))
+    return ListView(sets, paged(page, total))
 
 
 def notes_page(session: Session, page: int = 1) -> ListView:
@@ -307,7 +307,7 @@ def notes_page(session: Session, page: int = 1) -> ListView:
     notes, total = _note_summaries(session, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
     if not notes and page > 1:
         total = session.scalar(select(func.count(Note.id))) or 0
-    return ListView(notes, _paged(page, total))
+    return ListView(notes, paged(page, total))
 
 
 def topic(session: Session, slug: str, page: int = 1) -> TopicView:

@@ -1,4 +1,5 @@
-"""Pages for reporting problems, for the authors' queue of reports, and for deciding links.
+"""Pages for reporting problems, for the authors' queue of reports, for dismissing the
+notices a report's fix leaves, and for deciding links.
 
 Every form works without JavaScript and follows POST/redirect/GET; a refused form is shown
 again with what was typed and a message per field (422). Cross-site posts are refused for
@@ -16,7 +17,7 @@ from app.accounts.dependencies import RequiredViewer, load_viewer, require_role
 from app.accounts.errors import InvalidInput
 from app.accounts.routes import safe_next
 from app.accounts.service import Viewer
-from app.content import reports
+from app.content import notices, reports
 from app.content.dependencies import QuestionId, Slug
 from app.content.errata import KINDS, TEXT_MAX
 from app.content.service import decide_link
@@ -24,7 +25,7 @@ from app.db import Database
 from app.web.dependencies import DatabaseDep
 from app.web.forms import INT32_MAX
 from app.web.limits import FieldText
-from app.web.templating import render
+from app.web.templating import is_htmx, render
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 FormText = Annotated[FieldText, Form()]
@@ -178,6 +179,21 @@ async def mark_erratum(
     await db.write(reports.mark_erratum, viewer, report_id, shown == "yes")
     done = "erratum-shown" if shown == "yes" else "erratum-hidden"
     return RedirectResponse(f"/author/reports?done={done}#report-{report_id}", status_code=303)
+
+
+@router.post("/notices/{notice_id}/dismiss", name="dismiss_notice")
+async def dismiss_notice(
+    request: Request,
+    notice_id: ItemId,
+    viewer: RequiredViewer,
+    db: DatabaseDep,
+    next: FormText = "",
+) -> Response:
+    """Dismiss one of my notices, then go back to the page it was on (htmx: drop it in place)."""
+    await db.write(notices.dismiss, viewer, notice_id)
+    if is_htmx(request):
+        return HTMLResponse("")
+    return RedirectResponse(_with_flash(next or "/progress", "notice-dismissed"), status_code=303)
 
 
 @router.post("/questions/{question_id}/links/{section_id}", name="decide_link")

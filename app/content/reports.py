@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session, aliased
 from app.accounts.errors import InvalidInput, PermissionDenied, RateLimited
 from app.accounts.models import User
 from app.accounts.service import Viewer
-from app.content.checks import hidden_character, visible_text
+from app.content import notices
+from app.content.checks import Problem, hidden_character, visible_text
 from app.content.errata import KINDS, TEXT_MAX, TEXT_MIN, ProblemReport
 from app.content.errors import NotFound
 from app.content.markdown import excerpt
@@ -141,6 +142,10 @@ def _text_problem(text: str, least: int, ask: str) -> str | None:
     """
     if len(visible_text(text)) < least or len(text) > TEXT_MAX:
         return f"{ask} in {least} to {TEXT_MAX} characters."
+    return _hidden(text)
+
+
+def _hidden(text: str) -> str | None:
     if (found := hidden_character(text)) is not None:
         at, which = found
         return (
@@ -178,8 +183,12 @@ def _author(actor: Viewer) -> None:
 def report_queue(session: Session, actor: Viewer, status: str = "open") -> tuple[QueueItem, ...]:
     """List the reports in a status (open: oldest first; resolved: latest first), for authors."""
     _author(actor)
-    reporter, resolver = aliased(User), aliased(User)
     order = ProblemReport.id if status == "open" else ProblemReport.resolved_at.desc()
+    return _items(session, ProblemReport.status == status, order=(order, ProblemReport.id))
+
+
+def _items(session: Session, *where: Any, order: tuple[Any, ...] = ()) -> tuple[QueueItem, ...]:
+    reporter, resolver = aliased(User), aliased(User)
     rows: Any = session.execute(
         select(  # QueueItem's fields in order
             ProblemReport.id,
@@ -204,11 +213,55 @@ def report_queue(session: Session, actor: Viewer, status: str = "open") -> tuple
         .outerjoin(Question, ProblemReport.question_id == Question.id)
         .outerjoin(NoteSection, ProblemReport.section_id == NoteSection.id)
         .outerjoin(Note, NoteSection.note_id == Note.id)
-        .where(ProblemReport.status == status)
-        .order_by(order, ProblemReport.id)
+        .where(*where)
+        .order_by(*order)
         .limit(QUEUE_LIMIT)
     ).all()
     return tuple(QueueItem(*row) for row in rows)
+
+
+def _mismatch(report: ProblemReport | QueueItem | None, question_id: int) -> str | None:
+    """Say why a report cannot be resolved by editing this question (None when it can)."""
+    if report is None:
+        return "There is no problem report with that number."
+    if report.question_id != question_id:
+        return (
+            f"Problem report {report.id} is about another question; "
+            "open the editor from the report on the reports page."
+        )
+    return None
+
+
+def report_on(session: Session, actor: Viewer, report_id: int, question_id: int) -> QueueItem:
+    """The report an author edits a question from, to show beside the editor."""
+    _author(actor)
+    found = _items(session, ProblemReport.id == report_id)
+    if problem := _mismatch(found[0] if found else None, question_id):
+        raise InvalidInput("report", problem)
+    return found[0]
+
+
+def edit_problems(session: Session, report_id: int, question_id: int, note: str) -> list[Problem]:
+    """Say why a save cannot resolve this report with this note (nothing when it can)."""
+    report = session.get(ProblemReport, report_id)
+    problem = _mismatch(report, question_id)
+    if problem is None and report is not None and report.status == "resolved":
+        problem = (
+            f"Problem report {report_id} is already resolved; untick “Resolve the report and "
+            "tell the reporter” to save."
+        )
+    problems = [Problem("resolve", problem)] if problem else []
+    if hidden := _hidden(note):  # the note becomes the resolution, which refuses these
+        problems.append(Problem("note", hidden))
+    return problems
+
+
+def resolve_after_edit(session: Session, actor: Viewer, report_id: int, note: str) -> None:
+    """Resolve a question's report with the edit's note, and tell the person who sent it."""
+    resolve_report(session, actor, report_id, f"Corrected the question: {note}")
+    report = session.get_one(ProblemReport, report_id)
+    if report.reporter_id is not None and report.question_id is not None:
+        notices.tell_corrected(session, report.reporter_id, report.question_id)
 
 
 def _open_report(session: Session, actor: Viewer, report_id: int) -> ProblemReport:

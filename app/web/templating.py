@@ -103,6 +103,11 @@ FLASH = {
     "study-day-saved": "Your study day was saved.",
     "reported": "Thank you: your report was sent to the authors.",
     "report-resolved": "The report was resolved.",
+    "report-corrected": (
+        "The question was saved as a new revision and the report resolved; the person who "
+        "reported it will see a notice."
+    ),
+    "notice-dismissed": "The notice was dismissed.",
     "erratum-shown": "The report is now shown on its content as an erratum.",
     "erratum-hidden": "The erratum is no longer shown on its content.",
     "link-confirmed": "The link was confirmed: it stays whatever the similarity scores say.",

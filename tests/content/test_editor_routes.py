@@ -5,7 +5,7 @@ from sqlalchemy import select
 
 from app.content.models import Choice, Question, QuestionRevision
 from app.db import Database
-from tests.factories import a_question, a_set, load, question_id, tags
+from tests.factories import a_question, a_set, editor_form, load, question_id
 
 
 @pytest.fixture
@@ -15,35 +15,7 @@ def qid(db: Database) -> int:
 
 
 def _form(client, qid: int) -> dict[str, str | list[str]]:
-    """The editor's form as the browser would send it (every field, the right marks apart)."""
-    page = client.get(f"/author/questions/{qid}/edit")
-    assert page.status_code == 200
-    fields: dict[str, str | list[str]] = {}
-    for tag in tags(page.text, "input"):
-        name = tag.get("name")
-        if not name or tag.get("type") in ("submit", "radio"):
-            continue
-        if tag.get("type") == "checkbox":
-            if "checked" in tag:
-                fields.setdefault(name, []).append(tag["value"] or "")  # type: ignore[union-attr]
-            continue
-        fields[name] = tag.get("value") or ""
-    html = page.text
-    for name in ("stem", "explanation", "versions"):
-        fields[name] = _textarea(html, f'name="{name}"')
-    for n in range(1, int(str(fields["choices"])) + 1):
-        fields[f"choice-{n}-text"] = _textarea(html, f'name="choice-{n}-text"')
-        fields[f"choice-{n}-feedback"] = _textarea(html, f'name="choice-{n}-feedback"')
-    fields["kind"] = "single"
-    fields["topic"] = ""
-    return fields
-
-
-def _textarea(html: str, marker: str) -> str:
-    start = html.index(">", html.index(marker)) + 1
-    from html import unescape
-
-    return unescape(html[start : html.index("</textarea>", start)])
+    return editor_form(client, f"/author/questions/{qid}/edit")
 
 
 def _numbers(db: Database, qid: int) -> list[tuple[int, str]]:

@@ -178,12 +178,13 @@ def test_another_learners_answers_leave_my_marks_and_home_alone(ann, seeded, use
 
 def test_home_set_and_topic_pages_run_a_fixed_number_of_queries(app, ann, seeded):
     """Each part is one statement however many exams, sets and answers there are: home adds
-    the open exams and the sets' standing, a set and a topic page the questions' marks."""
+    the open exams, the sets' standing and the learner's notices, a set and a topic page the
+    questions' marks."""
     for key in "1234":
         _answer(ann, seeded, key, key != "2")
     attempt_id = _start_exam(ann)
     _save(ann, attempt_id, 1)
-    expected = {"/": 9, f"/sets/{SEED_SET}": 7, f"/topics/{TOPIC}": 8}
+    expected = {"/": 10, f"/sets/{SEED_SET}": 7, f"/topics/{TOPIC}": 8}
     for path, count in expected.items():
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
@@ -303,4 +304,4 @@ def test_home_runs_the_same_queries_when_a_topic_is_to_continue(app, ann, seeded
     with count_queries(app) as statements:
         home = ann.get("/")
     assert "Continue practising" in _continue(home.text)
-    assert len(statements) == 9, [s[:70] for s in statements]
+    assert len(statements) == 10, [s[:70] for s in statements]

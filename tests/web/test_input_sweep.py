@@ -20,6 +20,7 @@ from app.accounts.models import ApiToken
 from app.content.blueprints import ExamBlueprint
 from app.content.errata import ProblemReport
 from app.content.models import Note, QuestionNoteLink, QuestionSet, Topic
+from app.content.notices import Notice, tell_corrected
 from app.db import Database
 from app.web.forms import INT32_MAX
 from tests.factories import log_in
@@ -72,7 +73,7 @@ def _params(dependant: Any) -> list[tuple[str, str, bool]]:
 def site(app, seeded: Database, make_user) -> Iterator[tuple[TestClient, dict[str, str]]]:  # type: ignore[no-untyped-def]
     """An admin (every role's routes reach their parsing) with an open attempt and a token, and
     a real value for every path parameter."""
-    make_user("boss", role="admin")
+    boss = make_user("boss", role="admin")
     admin = TestClient(app, raise_server_exceptions=False)
     log_in(admin, "boss")
     with seeded.session_scope() as session:
@@ -93,6 +94,9 @@ def site(app, seeded: Database, make_user) -> Iterator[tuple[TestClient, dict[st
     with seeded.session_scope() as session:
         token = session.scalars(select(ApiToken.id)).one()
         report_id = session.scalars(select(ProblemReport.id)).first()  # the seed's errata
+    with seeded.session_scope(write=True) as session:
+        tell_corrected(session, boss.id, link.question_id)
+        notice = session.scalars(select(Notice.id)).one()
     values = {
         "question_id": str(link.question_id),
         "section_id": str(link.section_id),
@@ -101,6 +105,7 @@ def site(app, seeded: Database, make_user) -> Iterator[tuple[TestClient, dict[st
         "number": "1",  # a question's revision
         "item_id": str(token),
         "report_id": str(report_id),
+        "notice_id": str(notice),
         "username": "boss",
         "plan": str(link.question_id),
         **{f"slug@{segment}": str(slug) for segment, slug in slugs.items()},
