@@ -113,6 +113,8 @@ FLASH = {
     "question-returned": "The question is back in practice, its set's list and new exams.",
     "question-unchanged": "Nothing had changed, so no revision was kept.",
     "revision-restored": "The revision was restored as a new revision.",
+    "note-saved": "The note was saved as a new revision; every section kept its anchor.",
+    "note-unchanged": "Nothing had changed, so no revision was kept.",
 }
 
 
