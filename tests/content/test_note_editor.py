@@ -1,17 +1,28 @@
 """The note editor: sections renamed, moved, added and removed keep their anchors and links;
 refusals, the lock, history and restore; learners kept out; the JSON API."""
 
+import json
 from html import unescape
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.content.errata import ProblemReport
 from app.content.markdown import split_sections
 from app.content.models import Note, NoteRevision, NoteSection, QuestionNoteLink
 from app.db import Database
 from tests.accounts.test_token_scopes import _make_token, script  # noqa: F401
-from tests.factories import a_note, a_question, a_set, load, question_id, tags
+from tests.factories import (
+    a_note,
+    a_question,
+    a_set,
+    exported,
+    import_file,
+    load,
+    question_id,
+    tags,
+)
 
 NOTE = "Intro words.\n\n## Engines\n\nBuild an engine.\n\n## Precision\n\nUse FP16.\n"
 EDIT = "/author/notes/guide/edit"
@@ -246,15 +257,56 @@ def test_an_author_token_reads_and_saves_a_note_with_the_lock(user_client, scrip
     assert [s["anchor"] for s in sections] == ["engines", "precision"]
     sections[1]["heading"] = "Quantised precision"
     content = body["content"] | {"sections": [sections[1], sections[0]]}
-    saved = api.put("/api/v1/author/notes/guide", json={"revision": 1, "note": "API", "content": content})
+    saved = api.put(
+        "/api/v1/author/notes/guide", json={"revision": 1, "note": "API", "content": content}
+    )
     assert saved.status_code == 200 and saved.json()["revision"] == 2
     assert _sections(db) == [("precision", "Quantised precision"), ("engines", "Engines")]
-    stale = api.put("/api/v1/author/notes/guide", json={"revision": 1, "note": "x", "content": content})
+    stale = api.put(
+        "/api/v1/author/notes/guide", json={"revision": 1, "note": "x", "content": content}
+    )
     assert stale.status_code == 409 and stale.json()["latest"] == 2
     content["sections"] = [sections[0]]  # drops the linked section
-    refused = api.put("/api/v1/author/notes/guide", json={"revision": 2, "note": "", "content": content})
+    refused = api.put(
+        "/api/v1/author/notes/guide", json={"revision": 2, "note": "", "content": content}
+    )
     assert refused.status_code == 422
     assert [p["field"] for p in refused.json()["problems"]] == ["note", "sections"]
     learner = script(_make_token(user_client("lee"), "practise"))
     assert learner.get("/api/v1/author/notes/guide").status_code == 403
     assert learner.put("/api/v1/author/notes/guide", json={}).status_code in (403, 422)
+
+
+def test_a_section_with_only_suggested_links_and_a_report_can_be_removed(user_client, db, qid):
+    with db.session_scope(write=True) as session:
+        engines = session.scalars(select(NoteSection).where(NoteSection.anchor == "engines")).one()
+        session.add(QuestionNoteLink(question_id=qid, section_id=engines.id, origin="suggested"))
+        session.add(ProblemReport(section_id=engines.id, kind="typo", text="Engin"))
+    author = user_client("ann", role="author")
+    form = _form(author) | {"note": "Engines moved to their own note"}
+    removed = author.post(EDIT, data=form | {"action": "remove-1"})
+    assert removed.status_code == 200
+    form = {"opened": "1", "title": "Guide", "intro": "Intro words.", "sections": "1"}
+    form |= {"section-1-anchor": "precision", "section-1-level": "2", "note": "Drop engines"}
+    form |= {"section-1-heading": "Precision", "section-1-body": "Use FP16."}
+    assert author.post(EDIT, data=form, follow_redirects=False).status_code == 303
+    assert _sections(db) == [("precision", "Precision")]
+    assert _linked_anchor(db, qid) == "precision"
+
+
+def test_an_import_keeps_a_revision_when_it_changes_the_note(db, qid):
+    load(db, a_note(NOTE))
+    assert len(_revisions(db)) == 1
+    load(db, a_note(NOTE.replace("FP16", "FP8")))
+    assert _revisions(db) == [(1, "Imported from bundle.txt"), (2, "Imported from bundle.txt")]
+
+
+def test_the_export_carries_kept_anchors_into_another_database(user_client, db, qid, other_db):
+    author = user_client("ann", role="author")
+    form = _form(author) | {"section-2-heading": "Lower precision", "note": "Rename"}
+    assert author.post(EDIT, data=form, follow_redirects=False).status_code == 303
+    document = exported(db)
+    import_file(other_db, json.dumps(document).encode(), "export.json")
+    assert exported(other_db)["notes"] == document["notes"]
+    assert _sections(other_db) == [("engines", "Engines"), ("precision", "Lower precision")]
+    assert _linked_anchor(other_db, question_id(other_db, "1", "basics")) == "precision"
