@@ -19,7 +19,7 @@ from app.content import note_editor
 from app.content.checks import Problem
 from app.content.dependencies import Slug
 from app.content.editor import DraftRefused, EditConflict
-from app.content.editor_routes import _errors
+from app.content.editor_routes import field_errors
 from app.content.markdown import render_note, slugify, unique_slug
 from app.content.note_editor import MAX_SECTIONS, NoteDraft, NoteEditing, SectionDraft
 from app.content.revisions import NOTE_MAX
@@ -89,7 +89,7 @@ async def _posted(request: Request) -> tuple[NoteDraft, int | None, str, str]:
         return _read(field)
 
 
-def _apply(draft: NoteDraft, action: str, editing: NoteEditing) -> Problem | None | bool:
+def _apply(draft: NoteDraft, action: str, editing: NoteEditing) -> Problem | bool:
     """Apply a button that changes the form itself: False when action is none of them, a
     problem when it is refused, else True."""
     if action == "add-section":
@@ -148,7 +148,9 @@ async def edit_note(request: Request, slug: Slug, viewer: Author, db: DatabaseDe
         return show(opened=opened, preview=_preview(draft), block=block)
     applied = _apply(draft, action, editing)
     if isinstance(applied, Problem):
-        return show(opened=opened, errors=_errors([applied]), problems=[applied], status_code=422)
+        return show(
+            opened=opened, errors=field_errors([applied]), problems=[applied], status_code=422
+        )
     if applied:
         return show(opened=opened)
     try:
@@ -165,7 +167,7 @@ async def edit_note(request: Request, slug: Slug, viewer: Author, db: DatabaseDe
     except DraftRefused as exc:
         return show(
             opened=opened,
-            errors=_errors(exc.problems),
+            errors=field_errors(exc.problems),
             problems=exc.problems,
             status_code=exc.status_code,
         )
