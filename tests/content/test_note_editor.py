@@ -274,7 +274,9 @@ def test_an_author_token_reads_and_saves_a_note_with_the_lock(user_client, scrip
     assert [p["field"] for p in refused.json()["problems"]] == ["note", "sections"]
     learner = script(_make_token(user_client("lee"), "practise"))
     assert learner.get("/api/v1/author/notes/guide").status_code == 403
-    assert learner.put("/api/v1/author/notes/guide", json={}).status_code in (403, 422)
+    valid = {"revision": 2, "note": "Mine", "content": body["content"]}
+    assert learner.put("/api/v1/author/notes/guide", json=valid).status_code == 403
+    assert _revisions(db)[-1] == (2, "API")
 
 
 def test_a_section_with_only_suggested_links_and_a_report_can_be_removed(user_client, db, qid):
