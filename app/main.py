@@ -21,7 +21,13 @@ from app.accounts import routes as accounts_routes
 from app.accounts.dependencies import AddressTurns, load_viewer, require_role
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.content import api as content_api
-from app.content import audit_routes, editor_api, editor_routes, report_routes
+from app.content import (
+    audit_routes,
+    editor_api,
+    editor_routes,
+    note_editor_routes,
+    report_routes,
+)
 from app.content import routes as content_routes
 from app.content.service import current_version
 from app.db import Database, utcnow
@@ -134,6 +140,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         report_routes,
         editor_routes,
         audit_routes,
+        note_editor_routes,
         search_routes,
         progress_routes,
         study_routes,

@@ -107,9 +107,11 @@ class EditConflict(ContentError):
 
     status_code = 409
 
-    def __init__(self, opened: int, latest: int, changes: list[DiffLine]) -> None:
+    def __init__(
+        self, opened: int, latest: int, changes: list[DiffLine], what: str = "question"
+    ) -> None:
         super().__init__(
-            f"Someone saved this question (revision {latest}) after you opened revision "
+            f"Someone saved this {what} (revision {latest}) after you opened revision "
             f"{opened}. Nothing was saved."
         )
         self.opened, self.latest, self.changes = opened, latest, changes

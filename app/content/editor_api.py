@@ -5,7 +5,7 @@ else's is refused (409) with the newest revision's number, a faulty one (422) wi
 problem and the part of the question it is about. Author-scoped tokens and up.
 """
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
@@ -13,11 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from app.accounts.dependencies import load_viewer, require_role
 from app.accounts.service import Viewer
-from app.content import editor
+from app.content import editor, note_editor
 from app.content.bundle import ChoiceData, ReferenceData
 from app.content.checks import MAX_CHOICES, MAX_REFERENCES, MAX_VERSIONS
-from app.content.dependencies import QuestionId
+from app.content.dependencies import QuestionId, Slug
 from app.content.editor import Draft, DraftRefused, EditConflict
+from app.content.note_editor import MAX_SECTIONS, NoteDraft, SectionDraft
 from app.content.revisions import NOTE_MAX
 from app.web.dependencies import DatabaseDep
 from app.web.forms import INT32_MAX
@@ -122,6 +123,13 @@ def _out(editing: editor.Editing) -> AuthoredQuestion:
     )
 
 
+def _refused(exc: DraftRefused | EditConflict) -> JSONResponse:
+    if isinstance(exc, EditConflict):
+        return JSONResponse({"detail": exc.message, "latest": exc.latest}, status_code=409)
+    problems = [{"field": p.field, "message": p.message} for p in exc.problems]
+    return JSONResponse({"detail": exc.message, "problems": problems}, status_code=422)
+
+
 @router.get("/questions/{question_id}", response_model=AuthoredQuestion)
 async def get_authored_question(
     question_id: QuestionId, viewer: Author, db: DatabaseDep
@@ -151,9 +159,76 @@ async def put_authored_question(
             body.revision,
             body.note,
         )
-    except DraftRefused as exc:
-        problems = [{"field": p.field, "message": p.message} for p in exc.problems]
-        return JSONResponse({"detail": exc.message, "problems": problems}, status_code=422)
-    except EditConflict as exc:
-        return JSONResponse({"detail": exc.message, "latest": exc.latest}, status_code=409)
+    except (DraftRefused, EditConflict) as exc:
+        return _refused(exc)
     return _out(await db.read(editor.open_question, viewer, question_id))
+
+
+class SectionIn(_In):
+    anchor: Annotated[str, StringConstraints(max_length=120)] | None = Field(
+        default=None,
+        description="The section's anchor: keep it to keep the section; none for a new one",
+    )
+    heading: Short
+    body: Text = ""
+    level: Literal[1, 2] = 2
+
+
+class NoteContentIn(_In):
+    title: Short
+    intro: Text = ""
+    sections: list[SectionIn] = Field(max_length=MAX_SECTIONS)
+
+    def draft(self) -> NoteDraft:
+        return NoteDraft(
+            self.title,
+            self.intro,
+            [SectionDraft(s.heading, s.body, s.anchor or "", s.level) for s in self.sections],
+        )
+
+
+class NoteSave(_In):
+    revision: Annotated[int, Field(ge=0, le=INT32_MAX)]  # the revision the change is based on
+    note: Annotated[str, StringConstraints(max_length=NOTE_MAX)]
+    content: NoteContentIn
+
+
+class AuthoredNote(BaseModel):
+    slug: str
+    revision: int
+    content: dict[str, Any]
+
+
+def _note_out(editing: note_editor.NoteEditing) -> AuthoredNote:
+    draft = editing.draft
+    sections = [
+        {"anchor": s.anchor, "heading": s.heading, "level": s.level, "body": s.body}
+        for s in draft.sections
+    ]
+    content = {"title": draft.title, "intro": draft.intro, "sections": sections}
+    return AuthoredNote(slug=editing.slug, revision=editing.number, content=content)
+
+
+@router.get("/notes/{slug}", response_model=AuthoredNote)
+async def get_authored_note(slug: Slug, viewer: Author, db: DatabaseDep) -> AuthoredNote:
+    """Get a note's sections as its newest revision holds them, with that revision's number."""
+    return _note_out(await db.read(note_editor.open_note, viewer, slug))
+
+
+@router.put(
+    "/notes/{slug}",
+    response_model=AuthoredNote,
+    responses={
+        409: {"description": "Someone saved a newer revision: `latest` is its number"},
+        422: {"description": "The content breaks the rules: `problems` name each field"},
+    },
+)
+async def put_authored_note(slug: Slug, body: NoteSave, viewer: Author, db: DatabaseDep) -> Any:
+    """Save the note as a new revision, based on the revision given; sections keep anchors."""
+    try:
+        await db.write(
+            note_editor.save_note, viewer, slug, body.content.draft(), body.revision, body.note
+        )
+    except (DraftRefused, EditConflict) as exc:
+        return _refused(exc)
+    return _note_out(await db.read(note_editor.open_note, viewer, slug))

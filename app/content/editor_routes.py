@@ -79,7 +79,7 @@ def _editor(
     return render(request, EDITOR_PAGE, values, status_code=status_code, block=block)
 
 
-def _errors(problems: list[Problem]) -> dict[str, str]:
+def field_errors(problems: list[Problem]) -> dict[str, str]:
     """The first message about each field, shown beside it (the summary lists them all)."""
     errors: dict[str, str] = {}
     for problem in problems:
@@ -130,7 +130,7 @@ async def new_question(
             editing,
             draft=draft,
             note=note,
-            errors=_errors(exc.problems),
+            errors=field_errors(exc.problems),
             problems=exc.problems,
             status_code=exc.status_code,
         )
@@ -232,7 +232,7 @@ async def edit_question(
             draft=draft,
             opened=posted.opened,
             note=note,
-            errors=_errors(exc.problems),
+            errors=field_errors(exc.problems),
             problems=exc.problems,
             status_code=exc.status_code,
             **shown,

@@ -135,9 +135,11 @@ class Loader:
     def _notes(self, session: Session, notes: list[NoteData]) -> None:
         """Notes with their sections."""
         topics = {t.slug: t for t in session.scalars(select(Topic))}
-        for note in notes:
-            if _load_note(session, note, topics, self.report):
+        for data in notes:
+            note, changed = _load_note(session, data, topics, self.report)
+            if changed:
                 self.changes.sections = True
+                revisions.record_note(session, note, self.author_id, self.note)
         session.flush()
 
     def _questions(
@@ -386,7 +388,9 @@ def _load_set(
         qset.topic_id = topics[data.topic].id
 
 
-def _load_note(session: Session, data: NoteData, topics: dict[str, Topic], report: Report) -> bool:
+def _load_note(
+    session: Session, data: NoteData, topics: dict[str, Topic], report: Report
+) -> tuple[Note, bool]:
     """Create or update a note and its sections; tell whether its text changed."""
     note = session.scalars(
         select(Note).where(Note.slug == data.slug).options(selectinload(Note.sections))
@@ -411,11 +415,11 @@ def _load_note(session: Session, data: NoteData, topics: dict[str, Topic], repor
     )
     if data.topic is not None:
         note.topic_id = topics[data.topic].id
-    _sync_sections(note, data.markdown)
-    return changed
+    sync_sections(note, data.markdown)
+    return note, changed
 
 
-def _sync_sections(note: Note, markdown: str) -> None:
+def sync_sections(note: Note, markdown: str) -> None:
     """Match sections by anchor so links to unchanged sections survive an edit."""
     existing = {section.anchor: section for section in note.sections}
     sections = []

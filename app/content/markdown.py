@@ -30,6 +30,7 @@ from pygments.util import ClassNotFound
 
 _HEADING = re.compile(r"^(#{1,2})\s+(.+?)(?:\s+#+)?\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_NAMED_ANCHOR = re.compile(r"\s+\{#([a-z0-9]+(?:-[a-z0-9]+)*)\}$")
 _ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 # The only images shown: those in Studyhall's own media store, by digest and file name
 MEDIA_SRC = re.compile(r"/media/[0-9a-f]{64}/[^/\s?#<>()\\]+")
@@ -284,26 +285,41 @@ class SplitNote:
 
 
 def split_sections(markdown: str) -> SplitNote:
-    """Split a note at its level-1 and level-2 headings, giving each a stable anchor."""
+    """Split a note at its level-1 and level-2 headings, giving each a stable anchor.
+
+    A heading may name its anchor (`## Heading {#anchor}`), as the note editor writes one
+    whose heading was renamed: named anchors are taken first, the others come from the text.
+    """
     parts: list[tuple[Section | None, list[str]]] = [(None, [])]
-    taken: set[str] = set()
+    named: list[str | None] = []
     in_fence = False
     for number, line in enumerate(markdown.split("\n")):
         if _FENCE.match(line):
             in_fence = not in_fence
         match = None if in_fence else _HEADING.match(line)
         if match:
-            heading = heading_text(match.group(2))
-            anchor = unique_slug(slugify(heading), taken)
-            parts.append((Section(anchor, heading, len(match.group(1)), "", number), []))
+            text, anchor = _anchor_of(match.group(2))
+            named.append(anchor)
+            parts.append((Section("", heading_text(text), len(match.group(1)), "", number), []))
         else:
             parts[-1][1].append(line)
+    taken: set[str] = set()
+    given = [None if a is None else unique_slug(a, taken) for a in named]
     result = SplitNote(intro="\n".join(parts[0][1]).strip())
-    for section, lines in parts[1:]:
+    for (section, lines), anchor in zip(parts[1:], given, strict=True):
         assert section is not None
+        section.anchor = anchor or unique_slug(slugify(section.heading), taken)
         section.body = "\n".join(lines).strip()
         result.sections.append(section)
     return result
+
+
+def _anchor_of(heading: str) -> tuple[str, str | None]:
+    """Split a heading's Markdown from the anchor it names (None when it names none)."""
+    match = _NAMED_ANCHOR.search(heading)
+    if match is None:
+        return heading, None
+    return heading[: match.start()], match.group(1)
 
 
 @dataclass(frozen=True)

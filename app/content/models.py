@@ -199,6 +199,29 @@ class NoteSection(Base):
     )
 
 
+class NoteRevision(Base):
+    """A note's text as one save left it, with who saved it, when and why.
+
+    `content` holds the title and the note's Markdown, whose headings name the anchors that
+    differ from their text, so restoring a revision keeps every section's anchor. Every
+    save that changes a note keeps one (the note editor's, an import's); `number` counts up
+    per note from 1, and the newest is what the editor's lock compares.
+    """
+
+    __tablename__ = "note_revision"
+    __table_args__ = (UniqueConstraint("note_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    note_id: Mapped[int] = mapped_column(ForeignKey("note.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    author_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), index=True
+    )
+    saved_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    note: Mapped[str] = mapped_column(String(200))
+    content: Mapped[dict] = mapped_column(JSON)
+
+
 class QuestionNoteLink(Base):
     __tablename__ = "question_note_link"
     __table_args__ = (

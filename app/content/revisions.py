@@ -18,6 +18,7 @@ from app.accounts.models import User
 from app.content.models import (
     Choice,
     Note,
+    NoteRevision,
     NoteSection,
     Question,
     QuestionNoteLink,
@@ -197,11 +198,85 @@ def as_lines(content: Content) -> list[str]:
 
 def diff(old: Content, new: Content) -> list[DiffLine]:
     """The lines of old and new, each marked added, removed or the same (old first)."""
+    return diff_lines(as_lines(old), as_lines(new))
+
+
+def diff_lines(old: list[str], new: list[str]) -> list[DiffLine]:
+    """Lines of old and new, each marked added, removed or the same (old first)."""
     result = []
-    for line in difflib.ndiff(as_lines(old), as_lines(new)):
+    for line in difflib.ndiff(old, new):
         tag, text = line[:2], line[2:]
         if tag == "? ":
             continue
         change = {"+ ": "added", "- ": "removed"}.get(tag, "same")
         result.append(DiffLine(change, text))
     return result
+
+
+# Notes: a revision keeps the title and the Markdown (whose headings name moved anchors).
+
+
+def note_content(note: Note) -> Content:
+    """A note's text as a revision keeps it."""
+    return {"title": note.title, "markdown": note.body_md}
+
+
+def latest_note(session: Session, note_id: int) -> tuple[int, Content | None]:
+    """A note's newest revision: (number, content), or (0, None) when it has none."""
+    row = session.execute(
+        select(NoteRevision.number, NoteRevision.content)
+        .where(NoteRevision.note_id == note_id)
+        .order_by(NoteRevision.number.desc())
+        .limit(1)
+    ).first()
+    return (row[0], row[1]) if row else (0, None)
+
+
+def record_note(session: Session, note: Note, author_id: int | None, why: str) -> int | None:
+    """Keep a revision of a note when its text differs from its newest; return its number."""
+    session.flush()
+    number, before = latest_note(session, note.id)
+    content = note_content(note)
+    if before == content:
+        return None
+    session.add(
+        NoteRevision(
+            note_id=note.id,
+            number=number + 1,
+            author_id=author_id,
+            saved_at=utcnow(),
+            note=why[:NOTE_MAX],
+            content=content,
+        )
+    )
+    session.flush()
+    return number + 1
+
+
+def note_history(session: Session, note_id: int) -> list[RevisionView]:
+    """A note's revisions, newest first."""
+    rows = session.execute(
+        select(NoteRevision.number, User.username, NoteRevision.saved_at, NoteRevision.note)
+        .outerjoin(User, User.id == NoteRevision.author_id)
+        .where(NoteRevision.note_id == note_id)
+        .order_by(NoteRevision.number.desc())
+    )
+    return [RevisionView(*row) for row in rows]
+
+
+def note_content_of(session: Session, note_id: int, number: int) -> Content | None:
+    """The text a note's revision kept, or None when the note has no such revision."""
+    return session.scalar(
+        select(NoteRevision.content).where(
+            NoteRevision.note_id == note_id, NoteRevision.number == number
+        )
+    )
+
+
+def note_diff(old: Content, new: Content) -> list[DiffLine]:
+    """What changed in a note's text, line by line (the title first)."""
+
+    def lines(content: Content) -> list[str]:
+        return [f"Title: {content['title']}", *content["markdown"].splitlines()]
+
+    return diff_lines(lines(old), lines(new))

@@ -122,6 +122,8 @@ FLASH = {
         "You have no missed or flagged questions yet, so there is no deck to download: "
         "practise or take an exam, then come back."
     ),
+    "note-saved": "The note was saved as a new revision; every section kept its anchor.",
+    "note-unchanged": "Nothing had changed, so no revision was kept.",
 }
 
 

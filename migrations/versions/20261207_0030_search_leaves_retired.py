@@ -5,7 +5,7 @@ it back (an update of `retired_at`) indexes it again. The rows of questions alre
 are removed.
 
 Revision ID: 0030
-Revises: 0028
+Revises: 0029
 Create Date: 2026-12-07 09:00:00
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 
 
 revision: str = '0030'
-down_revision: str | None = '0028'
+down_revision: str | None = '0029'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

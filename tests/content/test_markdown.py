@@ -180,3 +180,14 @@ def test_plain_prose_takes_the_short_path_and_markup_does_not():
         "x\\_y",
     ]:
         assert _plain_paragraphs(markup) is None, markup
+
+
+def test_a_heading_may_name_its_anchor_which_is_taken_first():
+    note = "## Usage {#setup}\n\nA.\n\n## Setup\n\nB.\n\n## Notes {#Not valid}\n"
+    sections = split_sections(note).sections
+    assert [(s.anchor, s.heading) for s in sections] == [
+        ("setup", "Usage"),
+        ("setup-2", "Setup"),
+        ("notes-not-valid", "Notes {#Not valid}"),
+    ]
+    assert list(render_note(note).sections) == ["setup", "setup-2", "notes-not-valid"]

@@ -130,7 +130,7 @@ def _path(path: str, values: dict[str, str], swept: str | None, value: str) -> s
 
 
 def _segment(path: str) -> str:
-    return path.removeprefix("/api/v1").split("/")[1]
+    return path.removeprefix("/api/v1").removeprefix("/author").split("/")[1]
 
 
 def _send(
