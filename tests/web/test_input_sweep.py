@@ -107,6 +107,8 @@ def site(app, seeded: Database, make_user) -> Iterator[tuple[TestClient, dict[st
         "report_id": str(report_id),
         "notice_id": str(notice),
         "username": "boss",
+        "sha256": "0" * 64,  # no such image: a 404, whatever the name
+        "name": "image.png",
         "plan": str(link.question_id),
         **{f"slug@{segment}": str(slug) for segment, slug in slugs.items()},
         **{f"form@{name}": value for name, value in FORM_VALUES.items()},
