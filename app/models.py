@@ -16,7 +16,7 @@ from app.content.models import (
     Topic,
 )
 from app.db import Base
-from app.exams.models import Attempt, AttemptItem, TimeAllowance
+from app.exams.models import Attempt, AttemptItem, Regrade, RegradeAttempt, TimeAllowance
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 
 __all__ = [
@@ -30,6 +30,8 @@ __all__ = [
     "NoteRead",
     "PracticeAnswer",
     "RateLimitEvent",
+    "Regrade",
+    "RegradeAttempt",
     "ReviewCard",
     "User",
     "UserSession",

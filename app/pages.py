@@ -8,6 +8,7 @@ typed functions; no feature reaches into another one above it.
 """
 
 import json
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -31,6 +32,7 @@ from app.exams.dependencies import grace_of
 from app.exams.dependencies import now_of as exam_now
 from app.exams.read_models import OpenAttempt
 from app.exams.records import RECORDS as EXAM_RECORDS
+from app.exams.regrade import regrade_notes
 from app.progress import export
 from app.progress import queries as progress_queries
 from app.progress.api import Weeks, progress_json
@@ -50,6 +52,7 @@ from app.web.templating import render, render_page
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 api = APIRouter(prefix="/api/v1", responses=NOT_FOUND, dependencies=[Depends(load_viewer)])
+REGRADES_SHOWN = timedelta(days=30)  # how long the dashboard tells of a regraded exam
 NOT_LOGGED_IN: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorOut, "description": "Not logged in, or a bad API token"}
 }
@@ -151,7 +154,10 @@ async def dashboard(
         library=library,
         zone=viewer.time_zone,
     )
-    response = render(request, "progress/dashboard.html", {"view": view})
+    since = now - REGRADES_SHOWN
+    regrades = await db.read(regrade_notes, viewer.id, since=since)
+    context = {"view": view, "regrades": regrades}
+    response = render(request, "progress/dashboard.html", context)
     response.headers["cache-control"] = "no-store"
     return response
 

@@ -141,7 +141,8 @@ async def edit_question_form(
 ) -> HTMLResponse:
     """Show the editor of a question, at its newest revision."""
     editing = await db.read(editor.open_question, viewer, question_id)
-    return _editor(request, editing)
+    key_changed = request.query_params.get("done") == "question-key-changed"
+    return _editor(request, editing, key_changed=key_changed)
 
 
 async def _posted(request: Request) -> Posted:
@@ -217,6 +218,10 @@ async def edit_question(
             status_code=exc.status_code,
         )
     done = "question-saved" if saved != posted.opened else "question-unchanged"
+    if saved != posted.opened and await db.read(
+        editor.key_changed, question_id, posted.opened, saved
+    ):
+        done = "question-key-changed"  # the page offers to regrade what was answered
     return RedirectResponse(f"/author/questions/{question_id}/edit?done={done}", status_code=303)
 
 

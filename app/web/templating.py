@@ -108,6 +108,11 @@ FLASH = {
     "link-confirmed": "The link was confirmed: it stays whatever the similarity scores say.",
     "link-rejected": "The link was rejected: it will not be suggested again.",
     "question-saved": "The question was saved as a new revision.",
+    "question-key-changed": (
+        "The question was saved as a new revision, with different right answers."
+    ),
+    "regraded": "The regrade is done: the attempts and answers below were judged again.",
+    "regraded-nothing": "The regrade is done: nothing needed to change.",
     "question-added": "The question was added to its set as revision 1.",
     "question-retired": "The question was retired: it left practice, its set's list and new exams.",
     "question-returned": "The question is back in practice, its set's list and new exams.",
