@@ -8,12 +8,13 @@ typed functions; no feature reaches into another one above it.
 """
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.orm import Session
 
 from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
 from app.content import queries as content_queries
@@ -30,13 +31,15 @@ from app.db import Database
 from app.exams import queries as exam_queries
 from app.exams.dependencies import grace_of
 from app.exams.dependencies import now_of as exam_now
-from app.exams.read_models import OpenAttempt
+from app.exams.read_models import OpenAttempt, RegradeNote
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.regrade import regrade_notes
 from app.progress import export
 from app.progress import queries as progress_queries
 from app.progress.api import Weeks, progress_json
 from app.progress.dependencies import LibraryDep, NowDep, shown_grade
+from app.progress.library import Library
+from app.progress.read_models import Dashboard
 from app.progress.routes import (
     home_resumes,
     learner_status,
@@ -146,20 +149,23 @@ async def dashboard(
     request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep, library: LibraryDep
 ) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
-    view = await db.read(
-        progress_queries.dashboard,
-        viewer.id,
-        now,
-        exams=EXAM_RECORDS,
-        library=library,
-        zone=viewer.time_zone,
+    view, regrades = await db.read(
+        _dashboard, viewer.id, now, library=library, zone=viewer.time_zone
     )
-    since = now - REGRADES_SHOWN
-    regrades = await db.read(regrade_notes, viewer.id, since=since)
     context = {"view": view, "regrades": regrades}
     response = render(request, "progress/dashboard.html", context)
     response.headers["cache-control"] = "no-store"
     return response
+
+
+def _dashboard(
+    session: Session, user_id: int, now: datetime, library: Library, zone: str
+) -> tuple[Dashboard, tuple[RegradeNote, ...]]:
+    """The learner's dashboard, and their exams a regrade changed lately: one read."""
+    view = progress_queries.dashboard(
+        session, user_id, now, exams=EXAM_RECORDS, library=library, zone=zone
+    )
+    return view, regrade_notes(session, user_id, since=now - REGRADES_SHOWN)
 
 
 @router.get("/account/export", name="export_my_data", response_class=JSONResponse)
