@@ -254,6 +254,12 @@ def begin(session: Session, actor: Viewer, question_id: int, now: datetime) -> i
     return regrade.id
 
 
+def _lock(session: Session, question_id: int) -> None:
+    # Takes turns with editor saves and other regrades of the question on PostgreSQL (SQLite
+    # writes one at a time): a batch judges with one key and sees what the one before wrote.
+    session.execute(select(Question.id).where(Question.id == question_id).with_for_update())
+
+
 _WRITE_ITEM = (
     update(ITEM_TABLE)
     .where(ITEM_TABLE.c.id == bindparam("b_id"))
@@ -268,6 +274,7 @@ _WRITE_ITEM = (
 def regrade_batch(session: Session, regrade_id: int, question_id: int, after: int) -> int | None:
     """Regrade the next batch of attempts after id `after`; return the id to go on after
     (None when done)."""
+    _lock(session, question_id)
     right = right_ids(session, question_id)
     changes, writes, last = _judge(session, question_id, right, after, BATCH)
     if writes:
@@ -302,6 +309,7 @@ def regrade_batch(session: Session, regrade_id: int, question_id: int, after: in
 
 def finish(session: Session, regrade_id: int, question_id: int) -> Counts:
     """Judge the question's answers again, replay the cards they turn; return what changed."""
+    _lock(session, question_id)
     answers = rejudge(session, question_id, right_ids(session, question_id), write=True).answers
     regrade = session.get_one(Regrade, regrade_id)
     regrade.answers = answers

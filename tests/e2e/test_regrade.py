@@ -9,9 +9,16 @@ from collections.abc import Callable
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, text
 
-from tests.e2e.support import Account, assert_accessible, flash, log_in
+from tests.e2e.support import (
+    Account,
+    assert_accessible,
+    assert_no_horizontal_scroll,
+    flash,
+    log_in,
+)
 
 ATTEMPT_URL = re.compile(r"/attempts/(\d+)$")
+PHONE = {"width": 390, "height": 844}
 
 
 def _sit(page: Page, learner: Account) -> int:
@@ -89,6 +96,7 @@ def _journey(
         expect(author_page.locator("#dry-run")).to_contain_text("change score")
         if check:
             assert_accessible(author_page, "regrade dry run")
+            assert_no_horizontal_scroll(author_page, "regrade dry run")
         author_page.get_by_role("button", name=re.compile("^Regrade ")).click()
         expect(flash(author_page)).to_contain_text("The regrade is done")
         expect(author_page.get_by_role("heading", name="Regrades of this question")).to_be_visible()
@@ -97,8 +105,12 @@ def _journey(
         expect(note).to_contain_text(re.compile(rf"Regraded on \d{{4}}-\d\d-\d\d: {before} → \d+%"))
         if check:
             assert_accessible(learner_page, "regraded result")
+            assert_no_horizontal_scroll(learner_page, "regraded result")
         learner_page.goto("/progress")
         expect(learner_page.locator(".regrade-notice")).to_contain_text(f"{before} →")
+        if check:
+            assert_accessible(learner_page, "dashboard telling of a regrade")
+            assert_no_horizontal_scroll(learner_page, "dashboard telling of a regrade")
     finally:
         _set_key(author_page, qid, right, "Back as it was")
 
@@ -107,6 +119,8 @@ def test_an_author_regrades_and_the_learner_sees_it(
     page: Page, new_context: Callable[..., Page], create_account, database_url: str
 ) -> None:
     author = new_context().new_page()
+    for shown in (page, author):
+        shown.set_viewport_size(PHONE)
     _journey(page, author, create_account, database_url, check=True)
 
 
