@@ -95,7 +95,8 @@ def right_ids(session: Session, question_id: int) -> set[int]:
     return set(session.scalars(statement))
 
 
-def _revision(session: Session, question_id: int) -> int:
+def latest_revision(session: Session, question_id: int) -> int:
+    """The number of the question's newest revision (whose key a regrade applies)."""
     number = select(func.max(QuestionRevision.number))
     return session.scalar(number.where(QuestionRevision.question_id == question_id)) or 0
 
@@ -211,7 +212,7 @@ def preview(session: Session, actor: Viewer, question_id: int) -> Preview:
         question.key,
         session.get_one(QuestionSet, question.set_id).title,
         question.stem_md,
-        _revision(session, question_id),
+        latest_revision(session, question_id),
         graded or 0,
         _counts(changes, answers),
         _past(session, question_id),
@@ -242,7 +243,7 @@ def begin(session: Session, actor: Viewer, question_id: int, now: datetime) -> i
     _question(session, question_id)
     regrade = Regrade(
         question_id=question_id,
-        revision=_revision(session, question_id),
+        revision=latest_revision(session, question_id),
         user_id=actor.id,
         regraded_at=now,
         attempts=0,

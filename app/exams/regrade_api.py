@@ -43,14 +43,16 @@ async def regrade_question(
 ) -> RegradeOut:
     """Regrade a question's graded attempts and answers with its key as it is now, or only
     count what that would change (dry_run, the default)."""
-    view = await db.read(regrade.preview, viewer, question_id)
-    counts = view.counts
-    if not dry_run:
+    if dry_run:
+        view = await db.read(regrade.preview, viewer, question_id)
+        counts, revision = view.counts, view.revision
+    else:
         counts = await regrade.run(db, viewer, question_id, now_of(request))
+        revision = await db.read(regrade.latest_revision, question_id)
     return RegradeOut(
         question_id=question_id,
         dry_run=dry_run,
-        revision=view.revision,
+        revision=revision,
         attempts_changed=counts.attempts,
         outcomes_flipped=counts.flipped,
         answers_changed=counts.answers,

@@ -111,7 +111,7 @@ FLASH = {
     "question-key-changed": (
         "The question was saved as a new revision, with different right answers."
     ),
-    "regraded": "The regrade is done: the attempts and answers below were judged again.",
+    "regraded": "The regrade is done: it heads the list of this question's regrades below.",
     "regraded-nothing": "The regrade is done: nothing needed to change.",
     "question-added": "The question was added to its set as revision 1.",
     "question-retired": "The question was retired: it left practice, its set's list and new exams.",

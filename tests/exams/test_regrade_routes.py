@@ -4,10 +4,10 @@ dry run writes nothing, the regrade changes the learner's result, and only autho
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.accounts.models import User
-from app.content.models import Choice
+from app.content.models import Choice, QuestionRevision
 from app.db import Database
 from app.exams import service
 from app.exams.models import Attempt, Regrade
@@ -112,16 +112,33 @@ def test_the_api_counts_then_regrades_with_an_author_token(seeded, user_client, 
     path = f"/api/v1/author/questions/{taken['qid']}/regrade"
     dry = api.post(path + "?dry_run=true")
     assert dry.status_code == 200
-    assert dry.json() | {"revision": 0} == {
+    body = dry.json()
+    with seeded.session_scope() as session:
+        newest = session.scalar(
+            select(func.max(QuestionRevision.number)).where(
+                QuestionRevision.question_id == taken["qid"]
+            )
+        )
+    assert body == {
         "question_id": taken["qid"],
         "dry_run": True,
-        "revision": 0,
+        "revision": newest,
         "attempts_changed": 1,
-        "outcomes_flipped": dry.json()["outcomes_flipped"],
+        "outcomes_flipped": body["outcomes_flipped"],
         "answers_changed": 1,
     }
+    with seeded.session_scope() as session:
+        assert session.scalar(select(Regrade.id)) is None
     ran = api.post(path + "?dry_run=false").json()
-    assert (ran["dry_run"], ran["attempts_changed"], ran["answers_changed"]) == (False, 1, 1)
+    assert (ran["dry_run"], ran["revision"], ran["attempts_changed"], ran["answers_changed"]) == (
+        False,
+        newest,
+        1,
+        1,
+    )
+    with seeded.session_scope() as session:
+        regrade = session.scalars(select(Regrade)).one()
+        assert (regrade.revision, regrade.attempts, regrade.answers) == (newest, 1, 1)
     assert api.post(path + "?dry_run=false").json()["attempts_changed"] == 0
     learner = script(_make_token(taken["learner"], "practise"))
     assert learner.post(path + "?dry_run=true").status_code == 403
