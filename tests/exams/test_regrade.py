@@ -255,3 +255,21 @@ def test_a_learner_may_not_regrade(db, bank):
         regrade.preview(session, LEARNER, bank["qid"])
     with db.session_scope(write=True) as session, pytest.raises(PermissionDenied):
         regrade.begin(session, LEARNER, bank["qid"], NOW)
+
+
+def test_a_regrade_cut_short_keeps_its_batches_and_the_next_one_finishes(db, bank):
+    expected, counts = _recompute(db, bank["qid"], bank["right"])
+    with db.session_scope(write=True) as session:
+        first = regrade.begin(session, AUTHOR, bank["qid"], NOW)
+    with db.session_scope(write=True) as session:  # one batch, then the server stopped
+        assert regrade.regrade_batch(session, first, bank["qid"], 0) is not None
+    with db.session_scope() as session:
+        kept = session.scalar(select(func.count(RegradeAttempt.id)))
+    assert 0 < kept < counts.attempts
+    done = run_async(regrade.run(db, AUTHOR, bank["qid"], NOW))
+    assert done.attempts == counts.attempts - kept and done.answers == counts.answers
+    with db.session_scope() as session:
+        graded = select(Attempt.id, Attempt.percent).where(Attempt.status != "open")
+        scores = dict(session.execute(graded).all())
+        assert session.scalar(select(func.count(RegradeAttempt.id))) == counts.attempts
+    assert scores == {aid: share for aid, (_, share, _) in expected.items()}
