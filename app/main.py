@@ -27,7 +27,7 @@ from app.content.service import current_version
 from app.db import Database, utcnow
 from app.exams import api as exam_api
 from app.exams import queries as exam_queries
-from app.exams import regrade_api, regrade_routes
+from app.exams import regrade, regrade_api, regrade_routes
 from app.exams import routes as exam_routes
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.sweep import Sweeper
@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     app.state.load_viewer = load_viewer  # error pages show who is logged in
     app.state.clock = utcnow  # what is due for review is measured by it; tests set their own
     app.state.exam_records = EXAM_RECORDS  # practice asks it whether an open exam holds a question
+    app.state.key_uses = regrade.key_uses  # the editor offers a regrade when a fixed key was used
     app.state.address_turns = AddressTurns()
     app.add_middleware(CrossOriginProtection)
     app.add_middleware(InputGuard, max_upload_bytes=settings.max_upload_bytes)

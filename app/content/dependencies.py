@@ -1,9 +1,11 @@
 """Content lookups as dependencies: each one answers "does it exist?" once for every route."""
 
+from collections.abc import Callable
 from functools import partial
 from typing import Annotated
 
 from fastapi import Depends, Path, Query, Request
+from sqlalchemy.orm import Session
 
 from app.content import queries
 from app.content.errors import InvalidAnswer
@@ -14,6 +16,16 @@ from app.web.forms import INT32_MAX, whole_numbers
 QuestionId = Annotated[int, Path(ge=1, le=INT32_MAX, description="Question id")]
 Slug = Annotated[str, Path(min_length=1, max_length=120, pattern=r"^[a-z0-9-]+$")]
 PageNumber = Annotated[int, Query(ge=1, le=100_000, description="Page of the list, from 1")]
+
+
+# How many graded exam attempts and answers were judged by a question's key: content cannot
+# import exams (exams import content), so the application hands it over at start-up.
+KeyUses = Callable[[Session, int], int]
+
+
+def key_uses_of(request: Request) -> KeyUses | None:
+    """What counts the uses of a question's key, or None in an application without exams."""
+    return getattr(request.app.state, "key_uses", None)
 
 
 async def get_question(request: Request, question_id: QuestionId) -> QuestionView:

@@ -18,7 +18,7 @@ from app.accounts.service import Viewer
 from app.content import editor
 from app.content.bundle import DIFFICULTIES, LEVELS
 from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
-from app.content.dependencies import QuestionId
+from app.content.dependencies import QuestionId, key_uses_of
 from app.content.editor import Draft, DraftRefused, EditConflict, Editing
 from app.content.editor_form import Posted, apply, drop_empty_rows, read_form
 from app.content.markdown import render as render_markdown
@@ -141,8 +141,10 @@ async def edit_question_form(
 ) -> HTMLResponse:
     """Show the editor of a question, at its newest revision."""
     editing = await db.read(editor.open_question, viewer, question_id)
-    key_changed = request.query_params.get("done") == "question-key-changed"
-    return _editor(request, editing, key_changed=key_changed)
+    key_uses, count = key_uses_of(request), 0
+    if key_uses is not None and request.query_params.get("done") == "question-key-changed":
+        count = await db.read(key_uses, question_id)
+    return _editor(request, editing, key_uses=count)
 
 
 async def _posted(request: Request) -> Posted:

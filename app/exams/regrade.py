@@ -29,6 +29,7 @@ from app.db import Database
 from app.exams.grading import grade_item, percent
 from app.exams.models import ITEM_TABLE, Attempt, Regrade, RegradeAttempt
 from app.exams.read_models import RegradeNote
+from app.progress.models import PracticeAnswer
 from app.progress.rebuild import rejudge
 
 BATCH = 500  # attempts per unit of work
@@ -99,6 +100,19 @@ def latest_revision(session: Session, question_id: int) -> int:
     """The number of the question's newest revision (whose key a regrade applies)."""
     number = select(func.max(QuestionRevision.number))
     return session.scalar(number.where(QuestionRevision.question_id == question_id)) or 0
+
+
+def key_uses(session: Session, question_id: int) -> int:
+    """How many graded attempts held the question plus answers given to it (an exam's answers
+    count once in each)."""
+    answers = select(func.count(PracticeAnswer.id))
+    found = session.scalar(answers.where(PracticeAnswer.question_id == question_id))
+    return _graded(session, question_id) + (found or 0)
+
+
+def _graded(session: Session, question_id: int) -> int:
+    holding = _holding(question_id).where(Attempt.status.in_(GRADED)).subquery()
+    return session.scalar(select(func.count()).select_from(holding)) or 0
 
 
 def _holding(question_id: int) -> Any:
@@ -201,11 +215,7 @@ def preview(session: Session, actor: Viewer, question_id: int) -> Preview:
     question = _question(session, question_id)
     right = right_ids(session, question_id)
     changes = [c for batch in _batches(session, question_id, right) for c in batch]
-    graded = session.scalar(
-        select(func.count()).select_from(
-            _holding(question_id).where(Attempt.status.in_(GRADED)).subquery()
-        )
-    )
+    graded = _graded(session, question_id)
     answers = rejudge(session, question_id, right, write=False).answers
     return Preview(
         question.id,
@@ -213,7 +223,7 @@ def preview(session: Session, actor: Viewer, question_id: int) -> Preview:
         session.get_one(QuestionSet, question.set_id).title,
         question.stem_md,
         latest_revision(session, question_id),
-        graded or 0,
+        graded,
         _counts(changes, answers),
         _past(session, question_id),
     )

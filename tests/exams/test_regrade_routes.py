@@ -15,6 +15,7 @@ from tests.accounts.test_token_scopes import _make_token, script  # noqa: F401
 from tests.content.test_editor_routes import _form
 from tests.exams.conftest import GRACE, START
 from tests.exams.helpers import answer, items, right_and_wrong, start
+from tests.factories import a_question, a_set, load, question_id
 
 
 def _user_id(db: Database, name: str) -> int:
@@ -143,3 +144,13 @@ def test_the_api_counts_then_regrades_with_an_author_token(seeded, user_client, 
     learner = script(_make_token(taken["learner"], "practise"))
     assert learner.post(path + "?dry_run=true").status_code == 403
     assert api.post(path + "?dry_run=maybe").status_code == 422
+
+
+def test_a_key_fix_of_a_question_nobody_answered_offers_no_regrade(seeded, user_client, taken):
+    load(seeded, a_set(a_question("1"), slug="unanswered"))
+    author = user_client("ann", role="author")
+    fresh = {"qid": question_id(seeded, "1", "unanswered"), "position": 2}
+    location = _fix_key(author, fresh)
+    assert location.endswith("?done=question-key-changed")
+    page = author.get(location)
+    assert "with different right answers" in page.text and "/regrade" not in page.text
