@@ -33,6 +33,7 @@ from app.content.service import current_version
 from app.db import Database, utcnow
 from app.exams import api as exam_api
 from app.exams import queries as exam_queries
+from app.exams import regrade_api, regrade_routes
 from app.exams import routes as exam_routes
 from app.exams.records import RECORDS as EXAM_RECORDS
 from app.exams.sweep import Sweeper
@@ -145,7 +146,15 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
         progress_routes,
         study_routes,
     )
-    apis = (content_api, editor_api, search_api, progress_api, exam_api, accounts_api)
+    apis = (
+        content_api,
+        editor_api,
+        search_api,
+        progress_api,
+        exam_api,
+        regrade_api,
+        accounts_api,
+    )
     for api in apis:
         _name_apart(api.router)
     _name_apart(combined.api)
@@ -153,6 +162,7 @@ def create_app(settings: Settings | None = None, *, security_headers: bool = Tru
     for feature in (
         *pages,
         exam_routes,
+        regrade_routes,
         accounts_routes,
         importer_routes,
         exporter_routes,

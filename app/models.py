@@ -17,7 +17,7 @@ from app.content.models import (
 )
 from app.content.notices import Notice
 from app.db import Base
-from app.exams.models import Attempt, AttemptItem, TimeAllowance
+from app.exams.models import Attempt, AttemptItem, Regrade, RegradeAttempt, TimeAllowance
 from app.progress.models import NoteRead, PracticeAnswer, ReviewCard
 
 __all__ = [
@@ -33,6 +33,8 @@ __all__ = [
     "PracticeAnswer",
     "RateLimitEvent",
     "RoleChange",
+    "Regrade",
+    "RegradeAttempt",
     "ReviewCard",
     "User",
     "UserSession",

@@ -8,11 +8,13 @@ typed functions; no feature reaches into another one above it.
 """
 
 import json
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy.orm import Session
 
 from app.accounts.dependencies import RequiredViewer, load_viewer, viewer_of
 from app.content import notices
@@ -32,12 +34,15 @@ from app.exams import queries as exam_queries
 from app.exams.deck import learner_deck
 from app.exams.dependencies import grace_of
 from app.exams.dependencies import now_of as exam_now
-from app.exams.read_models import OpenAttempt
+from app.exams.read_models import OpenAttempt, RegradeNote
 from app.exams.records import RECORDS as EXAM_RECORDS
+from app.exams.regrade import regrade_notes
 from app.progress import export
 from app.progress import queries as progress_queries
 from app.progress.api import Weeks, progress_json
 from app.progress.dependencies import LibraryDep, NowDep, shown_grade
+from app.progress.library import Library
+from app.progress.read_models import Dashboard
 from app.progress.routes import (
     home_resumes,
     learner_status,
@@ -53,6 +58,7 @@ from app.web.templating import render, render_page
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 api = APIRouter(prefix="/api/v1", responses=NOT_FOUND, dependencies=[Depends(load_viewer)])
+REGRADES_SHOWN = timedelta(days=30)  # how long the dashboard tells of a regraded exam
 NOT_LOGGED_IN: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorOut, "description": "Not logged in, or a bad API token"}
 }
@@ -155,18 +161,25 @@ async def dashboard(
     request: Request, viewer: RequiredViewer, db: DatabaseDep, now: NowDep, library: LibraryDep
 ) -> HTMLResponse:
     """Show my dashboard: reviews due, mastery per topic (weakest first), activity and streak."""
-    view = await db.read(
-        progress_queries.dashboard,
-        viewer.id,
-        now,
-        exams=EXAM_RECORDS,
-        library=library,
-        zone=viewer.time_zone,
+    view, regrades, notes = await db.read(
+        _dashboard, viewer.id, now, library=library, zone=viewer.time_zone
     )
-    context = {"view": view, "notices": await db.read(notices.open_notices, viewer.id)}
+    context = {"view": view, "regrades": regrades, "notices": notes}
     response = render(request, "progress/dashboard.html", context)
     response.headers["cache-control"] = "no-store"
     return response
+
+
+def _dashboard(
+    session: Session, user_id: int, now: datetime, library: Library, zone: str
+) -> tuple[Dashboard, tuple[RegradeNote, ...], tuple[NoticeView, ...]]:
+    """The learner's dashboard, their exams a regrade changed lately and their notices: one
+    read."""
+    view = progress_queries.dashboard(
+        session, user_id, now, exams=EXAM_RECORDS, library=library, zone=zone
+    )
+    regraded = regrade_notes(session, user_id, since=now - REGRADES_SHOWN)
+    return view, regraded, notices.open_notices(session, user_id)
 
 
 @router.get("/account/export", name="export_my_data", response_class=JSONResponse)

@@ -305,6 +305,20 @@ def restore_revision(
     return save_question(session, actor, question_id, Draft.of(content), opened, note)
 
 
+def key_changed(session: Session, question_id: int, old: int, new: int) -> bool:
+    """Tell whether a question's right choices differ between two of its revisions."""
+    before = revisions.content_of(session, question_id, old)
+    after = revisions.content_of(session, question_id, new)
+    if before is None or after is None:
+        return False
+    return _key(before) != _key(after)
+
+
+def _key(content: Content) -> list[bool]:
+    # a save updates choices in place by position: a position is a choice
+    return [bool(c["correct"]) for c in content["choices"]]
+
+
 def _changes(session: Session, question_id: int, old: int, new: int) -> list[DiffLine]:
     before = revisions.content_of(session, question_id, old)
     after = revisions.content_of(session, question_id, new)

@@ -250,6 +250,11 @@ async def edit_question(
             status_code=exc.status_code,
             **shown,
         )
+    if saved != posted.opened and await db.read(
+        editor.key_changed, question_id, posted.opened, saved
+    ):  # on to the dry run of a regrade of what learners answered with the old key
+        done = "report-corrected-key-changed" if posted.resolve else "question-key-changed"
+        return RedirectResponse(f"/author/questions/{question_id}/regrade?done={done}", 303)
     if posted.resolve:
         target = f"/author/reports?done=report-corrected#report-{posted.report}"
         return RedirectResponse(target, status_code=303)

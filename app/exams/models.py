@@ -101,3 +101,43 @@ class TimeAllowance(Base):
     )
     multiplier: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Regrade(Base):
+    """A fixed key applied to what learners answered before: a question's graded attempts
+    and its answers, judged again. Who ran it, when, with which revision, and what changed."""
+
+    __tablename__ = "regrade"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    question_id: Mapped[int] = mapped_column(
+        ForeignKey("question.id", ondelete="CASCADE"), index=True
+    )
+    revision: Mapped[int] = mapped_column(Integer)  # the editor's revision whose key it applied
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("user_account.id", ondelete="SET NULL"), index=True
+    )
+    regraded_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # attempts whose score changed
+    flipped: Mapped[int] = mapped_column(Integer, default=0)  # pass/fail outcomes turned
+    answers: Mapped[int] = mapped_column(Integer, default=0)  # answers whose outcome turned
+
+
+class RegradeAttempt(Base):
+    """An attempt whose score a regrade changed: its score and outcome before and after."""
+
+    __tablename__ = "regrade_attempt"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    regrade_id: Mapped[int] = mapped_column(
+        ForeignKey("regrade.id", ondelete="CASCADE"), index=True
+    )
+    attempt_id: Mapped[int] = mapped_column(
+        ForeignKey("exam_attempt.id", ondelete="CASCADE"), index=True
+    )
+    old_score: Mapped[float] = mapped_column(Float)
+    new_score: Mapped[float] = mapped_column(Float)
+    old_percent: Mapped[float] = mapped_column(Float)
+    new_percent: Mapped[float] = mapped_column(Float)
+    old_passed: Mapped[bool]
+    new_passed: Mapped[bool]

@@ -31,6 +31,7 @@ from app.exams.read_models import (
     TakeView,
     TopicScore,
 )
+from app.exams.regrade import regrade_notes
 from app.exams.sampling import shares
 
 HISTORY_LIMIT = 50
@@ -327,6 +328,7 @@ def result(session: Session, attempt: AttemptHeader) -> ResultView:
         time_used_s=max(0, int((finished - attempt.started_at).total_seconds())),
         topics=tuple(scores),
         items=reviews,
+        regrades=regrade_notes(session, attempt.user_id, attempt_id=attempt.id),
     )
 
 

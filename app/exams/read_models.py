@@ -176,6 +176,19 @@ class TopicScore:
 
 
 @dataclass(frozen=True)
+class RegradeNote:
+    """An attempt a regrade changed, as its learner sees it."""
+
+    attempt_id: int
+    title: str
+    regraded_at: datetime
+    old_percent: float
+    new_percent: float
+    old_passed: bool
+    new_passed: bool
+
+
+@dataclass(frozen=True)
 class ResultView:
     attempt: AttemptHeader
     score: float
@@ -185,6 +198,7 @@ class ResultView:
     time_used_s: int
     topics: tuple[TopicScore, ...]  # weakest first
     items: tuple[ReviewItem, ...]
+    regrades: tuple[RegradeNote, ...] = ()  # oldest first
 
     def shown(self, show: str) -> tuple[ReviewItem, ...]:
         """The items a filter of the review shows (all, wrong, unanswered or flagged)."""

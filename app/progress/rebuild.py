@@ -13,7 +13,7 @@ from itertools import groupby
 from typing import Any
 
 from fsrs import Card, Rating, State
-from sqlalchemy import exists, select
+from sqlalchemy import exists, select, update
 from sqlalchemy.orm import Session
 
 from app.progress.models import PracticeAnswer, ReviewCard
@@ -92,3 +92,66 @@ def _replay(user_id: int, question_id: int, answers: Sequence[Any]) -> dict[str,
         )
     taken_up = answers[1].answered_at if len(answers) > 1 else None
     return card_row(user_id, card, grade, len(answers), lapses, taken_up)
+
+
+@dataclass(frozen=True)
+class Rejudged:
+    """Answers to a question whose outcome a new key turns, and the learners who gave them."""
+
+    answers: int
+    learners: tuple[int, ...]
+
+
+def rejudge(session: Session, question_id: int, right_ids: set[int], write: bool) -> Rejudged:
+    """Judge every answer to a question again against its right choices (ids); with `write`,
+    keep the new outcomes and replay the cards of the learners whose answers turned.
+
+    A replayed card is the card those answers would have made had the key been right from
+    the start: a lapse that was the old key's fault is gone, and the schedule follows. The
+    answers are rated by outcome alone (Good or Again), as a rebuild rates them.
+    """
+    rows = session.execute(
+        select(
+            PracticeAnswer.id,
+            PracticeAnswer.user_id,
+            PracticeAnswer.selected_ids,
+            PracticeAnswer.is_correct,
+        ).where(PracticeAnswer.question_id == question_id)
+    ).all()
+    turned = [
+        (row.id, row.user_id, not row.is_correct)
+        for row in rows
+        if (bool(row.selected_ids) and set(row.selected_ids) == right_ids) != row.is_correct
+    ]
+    learners = tuple(sorted({user_id for _, user_id, _ in turned}))
+    if write and turned:
+        session.execute(
+            update(PracticeAnswer),
+            [{"id": answer_id, "is_correct": now_right} for answer_id, _, now_right in turned],
+        )
+        replay_cards(session, question_id, learners)
+    return Rejudged(len(turned), learners)
+
+
+def replay_cards(session: Session, question_id: int, user_ids: Sequence[int]) -> None:
+    """Make the cards of these learners for a question again from all their answers to it."""
+    for start in range(0, len(user_ids), BATCH):
+        answers = session.execute(
+            select(
+                PracticeAnswer.user_id,
+                PracticeAnswer.question_id,
+                PracticeAnswer.is_correct,
+                PracticeAnswer.answered_at,
+            )
+            .where(
+                PracticeAnswer.question_id == question_id,
+                PracticeAnswer.user_id.in_(user_ids[start : start + BATCH]),
+            )
+            .order_by(PracticeAnswer.user_id, PracticeAnswer.answered_at, PracticeAnswer.id)
+        )
+        rows = [
+            _replay(user_id, question_id, list(given))
+            for user_id, given in groupby(answers, key=lambda a: a.user_id)
+        ]
+        if rows:
+            save_cards(session, rows)

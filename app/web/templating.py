@@ -113,6 +113,16 @@ FLASH = {
     "link-confirmed": "The link was confirmed: it stays whatever the similarity scores say.",
     "link-rejected": "The link was rejected: it will not be suggested again.",
     "question-saved": "The question was saved as a new revision.",
+    "question-key-changed": (
+        "The question was saved as a new revision, with different right answers: below is "
+        "what judging its learners' answers again would change."
+    ),
+    "report-corrected-key-changed": (
+        "The question was saved with different right answers, the report resolved and its "
+        "reporter told: below is what judging the answers again would change."
+    ),
+    "regraded": "The regrade is done: it heads the list of this question's regrades below.",
+    "regraded-nothing": "The regrade is done: nothing needed to change.",
     "question-added": "The question was added to its set as revision 1.",
     "question-retired": "The question was retired: it left practice, its set's list and new exams.",
     "question-returned": "The question is back in practice, its set's list and new exams.",

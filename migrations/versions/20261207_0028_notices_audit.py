@@ -1,7 +1,7 @@
 """notices to reporters of corrected questions; role changes kept for the audit log
 
 Revision ID: 0028
-Revises: 0026
+Revises: 0027
 Create Date: 2026-12-07 12:00:00
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0028'
-down_revision: str | None = '0026'
+down_revision: str | None = '0027'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

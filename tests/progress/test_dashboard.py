@@ -309,9 +309,9 @@ def test_dashboard_and_home_queries_do_not_grow_with_the_history(app, ann, seede
     import_long_set(seeded, "bulk", 40)
     # The pages read the catalogue too, since tests keep no content cache: the home page, and
     # three statements of the dashboard's (question counts, topics, exams), and the home page's
-    # reviews due, open exams and where the learner is in its sets; both pages their notices.
+    # reviews due, open exams and where the learner is in its sets; both pages their notices, the dashboard also the learner's exams a regrade changed lately.
     # Each request looks up who is asking.
-    for path, expected in (("/progress", 11), ("/api/v1/progress", 10), ("/", 10)):
+    for path, expected in (("/progress", 12), ("/api/v1/progress", 10), ("/", 10)):
         with count_queries(app) as statements:
             assert ann.get(path).status_code == 200
         assert len(statements) == expected, (path, statements)
@@ -345,8 +345,8 @@ def test_the_dashboard_is_read_afresh_with_the_content_cache_on(settings, seeded
         moved_on, later = load(ann)
         assert "2 answers</strong> in all" in moved_on and later == statements
         # who is asking, then answers per day, cards, notes read, exams (2), reviews due and
-        # the learner's notices
-        assert statements == 8
+        # the learner's notices and the exams a regrade changed lately
+        assert statements == 9
         page, _ = load(bob)
         assert "Your progress starts with your first answer" in page and ">bob</a>" in page
 
