@@ -98,3 +98,53 @@ def test_the_new_question_form_is_accessible_on_a_phone(
     expect(page.get_by_label("Choice 5", exact=True)).to_be_visible()
     assert_accessible(page, "new question")
     assert_no_horizontal_scroll(page, "new question")
+
+
+def _two_right_answers(page: Page, suffix: str) -> None:
+    """Import a one-question set, add a question with two right answers to it, and answer it
+    right in practice."""
+    name = f"two-right-{suffix}.gift"
+    gift = "::first:: Which tool builds engines? {=trtexec ~nvcc ~gdb}\n"
+    page.goto("/author/import")
+    page.get_by_label("Document").set_input_files(
+        {"name": name, "mimeType": "text/plain", "buffer": gift.encode()}
+    )
+    page.get_by_role("button", name="Preview", exact=True).click()
+    page.get_by_role("button", name=f"Import {name}").click()
+    expect(page.get_by_role("status")).to_contain_text("questions created: 1")
+    page.goto(f"/sets/two-right-{suffix}")
+    page.get_by_role("link", name="Add a question to this set").click()
+    page.get_by_label("Question (Markdown)").fill("Which two precisions can an engine use?")
+    page.get_by_label("Several right answers").check()
+    for n, text in enumerate(("FP16", "FP64", "INT8", "BF64"), start=1):
+        page.get_by_label(f"Choice {n}", exact=True).fill(text)
+    page.get_by_label("Choice 1 is right").check()
+    page.get_by_label("Choice 3 is right").check()
+    page.get_by_label("Explanation (Markdown)").fill("Engines run layers in FP16 and INT8.")
+    page.get_by_label("Why you change it").fill("A question on precisions")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(flash(page)).to_contain_text("added to its set")
+
+    page.goto(f"/sets/two-right-{suffix}")
+    page.get_by_role("link", name="Which two precisions can an engine use?").click()
+    page.get_by_text("FP16", exact=True).click()
+    page.get_by_text("INT8", exact=True).click()
+    page.get_by_role("button", name="Check answer").click()
+    expect(page.get_by_role("region", name="Correct!")).to_contain_text("FP16 and INT8")
+
+
+def test_an_author_adds_a_question_with_two_right_answers(
+    page: Page, create_account: Callable[..., Account]
+) -> None:
+    page.set_viewport_size(PHONE)
+    log_in(page, create_account("author", role="author"))
+    _two_right_answers(page, "js")
+    assert_accessible(page, "a new question answered")
+    assert_no_horizontal_scroll(page, "a new question answered")
+
+
+def test_an_author_adds_a_question_with_two_right_answers_without_javascript(
+    no_js_page: Page, create_account: Callable[..., Account]
+) -> None:
+    log_in(no_js_page, create_account("author", role="author"))
+    _two_right_answers(no_js_page, "nojs")
