@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.content.bundle import ChoiceData, ReferenceData
-from app.content.checks import MAX_CHOICES, MAX_REFERENCES
-from app.content.editor import Draft
+from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
+from app.content.editor import Draft, DraftRefused
 from app.web.forms import INT32_MAX, whole_number, whole_numbers
 
 Field = Callable[[str], str]  # the text of one form field ("" when it is missing)
@@ -87,3 +87,12 @@ def apply(draft: Draft, action: str) -> bool:
     elif name == "down" and index < len(draft.choices) - 1:
         draft.choices[index : index + 2] = [draft.choices[index + 1], draft.choices[index]]
     return True
+
+
+def opened_revision(opened: str) -> int:
+    """The newest revision a restore form was shown at, or refuse a form that lost it."""
+    at = whole_number(opened, 0, INT32_MAX)
+    if at is None:
+        message = "The form did not say which revision is the newest; reload the history."
+        raise DraftRefused([Problem("opened", message)])
+    return at

@@ -20,7 +20,7 @@ from app.content.bundle import DIFFICULTIES, LEVELS
 from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
 from app.content.dependencies import QuestionId
 from app.content.editor import Draft, DraftRefused, EditConflict, Editing
-from app.content.editor_form import Posted, apply, drop_empty_rows, read_form
+from app.content.editor_form import Posted, apply, drop_empty_rows, opened_revision, read_form
 from app.content.markdown import render as render_markdown
 from app.content.markdown import render_inline
 from app.content.revisions import NOTE_MAX
@@ -299,6 +299,7 @@ async def question_history(
     changes = await db.read(editor.compare, viewer, question_id, old_n, new_n) if numbers else []
     context = {
         "history": history,
+        "history_url": url_for("question_history", question_id=question_id),
         "old": old_n,
         "new": new_n,
         "changes": changes,
@@ -320,23 +321,15 @@ async def restore_revision(
     note: FormText = "",
 ) -> Response:
     """Save an old revision's content as a new revision, then show the history."""
-    at = whole_number(opened, 0, INT32_MAX)
     try:
-        if at is None:
-            raise DraftRefused(
-                [
-                    Problem(
-                        "opened",
-                        "The form did not say which revision is the newest; reload the history.",
-                    )
-                ]
-            )
+        at = opened_revision(opened)
         await db.write(editor.restore_revision, viewer, question_id, number, at, note)
     except (DraftRefused, EditConflict) as exc:
         history = await db.read(editor.question_history, viewer, question_id)
         newest = history.revisions[0].number if history.revisions else 0
         context = {
             "history": history,
+            "history_url": url_for("question_history", question_id=question_id),
             "old": number,
             "new": newest,
             "newest": newest,

@@ -19,6 +19,7 @@ from app.content import note_editor
 from app.content.checks import Problem
 from app.content.dependencies import Slug
 from app.content.editor import DraftRefused, EditConflict
+from app.content.editor_form import opened_revision
 from app.content.editor_routes import field_errors
 from app.content.markdown import render_note, slugify, unique_slug
 from app.content.note_editor import MAX_SECTIONS, NoteDraft, NoteEditing, SectionDraft
@@ -26,7 +27,7 @@ from app.content.revisions import NOTE_MAX
 from app.web.dependencies import DatabaseDep
 from app.web.forms import INT32_MAX, whole_number
 from app.web.limits import FieldText
-from app.web.templating import is_htmx, render
+from app.web.templating import is_htmx, render, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
 Author = Annotated[Viewer, Depends(require_role("author"))]
@@ -209,6 +210,7 @@ def _history(
     newest = history.revisions[0].number if history.revisions else 0
     return {
         "history": history,
+        "history_url": url_for("note_history", slug=history.slug),
         "old": old,
         "new": new,
         "changes": changes,
@@ -229,17 +231,8 @@ async def restore_note_revision(
     note: FormText = "",
 ) -> Response:
     """Save an old revision's text as a new revision, then show the history."""
-    at = whole_number(opened, 0, INT32_MAX)
     try:
-        if at is None:
-            raise DraftRefused(
-                [
-                    Problem(
-                        "opened",
-                        "The form did not say which revision is the newest; reload the history.",
-                    )
-                ]
-            )
+        at = opened_revision(opened)
         await db.write(note_editor.restore_note, viewer, slug, number, at, note)
     except (DraftRefused, EditConflict) as exc:
         history = await db.read(note_editor.note_history, viewer, slug)
