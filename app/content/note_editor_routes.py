@@ -10,29 +10,24 @@ from collections.abc import Callable
 from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.accounts.dependencies import load_viewer, require_role
-from app.accounts.service import Viewer
+from app.accounts.dependencies import load_viewer
 from app.content import note_editor
 from app.content.checks import Problem
 from app.content.dependencies import Slug
 from app.content.editor import DraftRefused, EditConflict
 from app.content.editor_form import opened_revision
-from app.content.editor_routes import field_errors
+from app.content.editor_routes import Author, FormText, RevisionPath, field_errors
 from app.content.markdown import render_note, slugify, unique_slug
 from app.content.note_editor import MAX_SECTIONS, NoteDraft, NoteEditing, SectionDraft
 from app.content.revisions import NOTE_MAX
 from app.web.dependencies import DatabaseDep
 from app.web.forms import INT32_MAX, whole_number
-from app.web.limits import FieldText
 from app.web.templating import is_htmx, render, url_for
 
 router = APIRouter(default_response_class=HTMLResponse, dependencies=[Depends(load_viewer)])
-Author = Annotated[Viewer, Depends(require_role("author"))]
-FormText = Annotated[FieldText, Form()]
-RevisionPath = Annotated[int, Path(ge=1, le=INT32_MAX, description="Revision number")]
 EDITOR_PAGE = "content/note_editor.html"
 HISTORY_PAGE = "content/note_history.html"
 
