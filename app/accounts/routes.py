@@ -22,7 +22,7 @@ from app.accounts.dependencies import (
 )
 from app.accounts.errors import AccountError, InvalidCredentials, InvalidInput, RateLimited
 from app.accounts.models import ROLES, ApiToken
-from app.accounts.passwords import in_turn
+from app.accounts.passwords import in_turn, verify_password
 from app.accounts.service import Viewer
 from app.config import Settings
 from app.db import utcnow
@@ -116,9 +116,14 @@ async def signup(
     """Create a learner account and log it in (in the time zone the browser reports)."""
     values = {"username": username[:64], "next": safe_next(next)}
     rules, address, old = policy(_settings(request)), _client(request), _old_session(request)
-    outcome = await db.write(
-        service.sign_up_and_start, username, password, address, rules, old, time_zone
-    )
+    try:  # a refused address costs no hash; the write checks every rule again, and counts
+        await db.read(service.sign_up_allowed, address, rules)
+        hashed = await in_turn(partial(service.new_password_hash, password, username))
+        outcome = await db.write(
+            service.sign_up_and_start, username, password, address, rules, old, time_zone, hashed
+        )
+    except AccountError as exc:
+        outcome = exc
     if isinstance(outcome, AccountError):
         open_ = _settings(request).signup_open
         return _form_page(request, "accounts/signup.html", outcome, values, signup_open=open_)
@@ -275,10 +280,18 @@ async def change_password(
 ) -> Response:
     """Change the password and log out every other session."""
     rules, old = policy(_settings(request)), _old_session(request)
-    try:
-        token = await db.write(
-            service.change_password_and_start, viewer, current_password, new_password, rules, old
+    try:  # the passwords are checked and hashed in turn, before the write
+        stored = await db.read(service.password_hash_of, viewer)
+        checked = await in_turn(
+            partial(
+                service.check_password_change,
+                stored,
+                current_password,
+                new_password,
+                viewer.username,
+            )
         )
+        token = await db.write(service.change_password_and_start, viewer, checked, rules, old)
     except AccountError as exc:
         field = getattr(exc, "field", None) or ""
         field = "new_password" if field == "password" else field
@@ -294,8 +307,11 @@ async def delete_account(
     delete_password: FormText = "",
 ) -> Response:
     """Delete the account and all of its data."""
-    try:
-        await db.write(service.delete_account, viewer, delete_password)
+    try:  # the password is checked in turn, before the write
+        stored = await db.read(service.password_hash_of, viewer)
+        right = await in_turn(partial(verify_password, stored, delete_password))
+        # a wrong password matches no stored hash: the write refuses it, with its message
+        await db.write(service.delete_account, viewer, delete_password, stored if right else "")
     except AccountError as exc:
         return await _account_error(request, db, viewer, exc, "delete", "delete_password")
     return _logged_out(request, "/?done=account-deleted")

@@ -109,10 +109,19 @@ def _find_user(session: Session, username: str) -> User | None:
     return session.scalars(select(User).where(User.username == username.strip().lower())).first()
 
 
-def create_user(session: Session, username: str, password: str, role: str = "learner") -> User:
-    """Create an account after checking the username, password and role (every problem)."""
+def create_user(
+    session: Session,
+    username: str,
+    password: str,
+    role: str = "learner",
+    password_hash: str | None = None,
+) -> User:
+    """Create an account after checking the username, password and role (every problem).
+
+    `password_hash`: the password's, hashed beforehand (`new_password_hash`); None hashes here.
+    """
     name = _check_new_account(session, username, password, role)
-    user = User(username=name, password_hash=hash_password(password), role=role)
+    user = User(username=name, password_hash=password_hash or hash_password(password), role=role)
     try:
         with session.begin_nested():  # a twin request may have taken the name meanwhile
             session.add(user)
@@ -147,13 +156,37 @@ def _known_role(role: str) -> None:
         raise InvalidInput("role", f"Unknown role {role!r}; choose one of {', '.join(ROLES)}.")
 
 
-def sign_up(session: Session, username: str, password: str, address: str, policy: Policy) -> User:
+def sign_up(
+    session: Session,
+    username: str,
+    password: str,
+    address: str,
+    policy: Policy,
+    password_hash: str | None = None,
+) -> User:
     """Create a learner account, counting the attempt against the client address."""
+    sign_up_allowed(session, address, policy)
+    count_signup_attempt(session, address)
+    return create_user(session, username, password, password_hash=password_hash)
+
+
+def sign_up_allowed(session: Session, address: str, policy: Policy) -> None:
+    """Refuse a sign-up while sign-up is closed or the address is past its limit: checked
+    in a read before the password is hashed, so a refused attempt costs no hash."""
     if not policy.signup_open:
         raise SignupClosed()
     _check_limit(session, _signup_key(address), policy.per_address, policy.window, utcnow())
-    count_signup_attempt(session, address)
-    return create_user(session, username, password)
+
+
+def new_password_hash(password: str, username: str) -> str | None:
+    """Hash a new password that the rules allow (None for one they refuse, which the write
+    then refuses with its reason). Hashing takes tens of milliseconds: done apart, it never
+    holds SQLite's write lock."""
+    try:
+        check_new_password(password, username.strip().lower())
+    except InvalidInput:
+        return None
+    return hash_password(password)
 
 
 def _signup_key(address: str) -> str:
@@ -174,6 +207,7 @@ def sign_up_and_start(
     policy: Policy,
     replacing: str | None,
     time_zone: str = "",
+    password_hash: str | None = None,
 ) -> str | AccountError:
     """Sign up and open a session (its token); a refusal is returned, rolled back but counted.
 
@@ -181,7 +215,7 @@ def sign_up_and_start(
     """
     try:
         with session.begin_nested():
-            user = sign_up(session, username, password, address, policy)
+            user = sign_up(session, username, password, address, policy, password_hash)
     except AccountError as exc:
         if isinstance(exc, InvalidInput):  # a refused attempt still counts against the limit
             count_signup_attempt(session, address)
@@ -462,17 +496,51 @@ def get_user(session: Session, user_id: int) -> User:
     return user
 
 
-def change_password(session: Session, actor: Viewer, current: str, new: str) -> User:
+@dataclass(frozen=True)
+class PasswordChange:
+    """A password change checked before any lock: the hash the current password matched,
+    and the new password's hash."""
+
+    old_hash: str
+    new_hash: str
+
+
+def password_hash_of(session: Session, actor: Viewer) -> str:
+    """The stored hash of the person asking (by their session: a token may not see it)."""
+    by_session(actor)
+    return get_user(session, actor.id).password_hash
+
+
+def check_password_change(stored: str, current: str, new: str, username: str) -> PasswordChange:
+    """Check the current password against the stored hash and hash the new one, or refuse."""
+    if not verify_password(stored, current):
+        raise InvalidInput("current_password", "Your current password is not right.")
+    check_new_password(new, username)
+    return PasswordChange(stored, hash_password(new))
+
+
+def change_password(
+    session: Session,
+    actor: Viewer,
+    current: str,
+    new: str,
+    checked: PasswordChange | None = None,
+) -> User:
     """Replace the password, end every session and revoke every API token of the user.
 
-    A stolen password or token stops working; the caller opens a fresh session.
+    A stolen password or token stops working; the caller opens a fresh session. `checked`:
+    the change `check_password_change` made beforehand (None checks and hashes here); it
+    holds only while the stored hash is still the one it matched.
     """
     by_session(actor)
     user = get_user(session, actor.id)
-    if not verify_password(user.password_hash, current):
-        raise InvalidInput("current_password", "Your current password is not right.")
-    check_new_password(new, user.username)
-    user.password_hash = hash_password(new)
+    if checked is None:
+        checked = check_password_change(user.password_hash, current, new, user.username)
+    elif checked.old_hash != user.password_hash:
+        raise InvalidInput(
+            "current_password", "Your password was changed meanwhile; log in again with it."
+        )
+    user.password_hash = checked.new_hash
     session.execute(delete(UserSession).where(UserSession.user_id == user.id))
     session.execute(
         update(ApiToken)
@@ -483,18 +551,29 @@ def change_password(session: Session, actor: Viewer, current: str, new: str) -> 
 
 
 def change_password_and_start(
-    session: Session, actor: Viewer, current: str, new: str, policy: Policy, replacing: str | None
+    session: Session, actor: Viewer, checked: PasswordChange, policy: Policy, replacing: str | None
 ) -> str:
     """Change the password (ending every session) and open a fresh session here (its token)."""
-    user = change_password(session, actor, current, new)
+    user = change_password(session, actor, "", "", checked)
     return start_session(session, user, policy, replacing=replacing)
 
 
-def delete_account(session: Session, actor: Viewer, password: str) -> None:
-    """Delete the user and, through cascades, everything that is theirs."""
+def delete_account(
+    session: Session, actor: Viewer, password: str, checked_hash: str | None = None
+) -> None:
+    """Delete the user and, through cascades, everything that is theirs.
+
+    `checked_hash`: the stored hash the password was found right for beforehand (None checks
+    here); it holds only while it is still the stored one.
+    """
     by_session(actor)
     user = get_user(session, actor.id)
-    if not verify_password(user.password_hash, password):
+    right = (
+        verify_password(user.password_hash, password)
+        if checked_hash is None
+        else checked_hash == user.password_hash
+    )
+    if not right:
         raise InvalidInput("password", "That password is not right; your account was not deleted.")
     session.delete(user)
     session.flush()

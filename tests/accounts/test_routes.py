@@ -1,12 +1,14 @@
 """Account pages through the TestClient: sign-up, log-in, log-out, password, deletion, roles."""
 
 import re
+import threading
 from datetime import timedelta
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
+from app.accounts import passwords
 from app.accounts.models import ApiToken, RateLimitEvent, User, UserSession
 from app.db import utcnow
 from app.progress.models import PracticeAnswer
@@ -369,3 +371,40 @@ def test_a_password_change_revokes_every_api_token(client, make_user, db):
     assert "your API tokens were revoked" in page.text
     response = client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
+
+
+def test_no_password_is_hashed_or_checked_in_a_write(client, make_user, monkeypatch):
+    """Sign-up, a password change and deleting the account hash and check passwords before
+    their write: on SQLite the writes wait for one another, and a hash takes tens of ms."""
+    threads: list[str] = []
+    hasher = passwords.HASHER
+
+    class Recording:
+        def hash(self, password: str) -> str:
+            threads.append(threading.current_thread().name)
+            return hasher.hash(password)
+
+        def verify(self, password_hash: str, password: str) -> bool:
+            threads.append(threading.current_thread().name)
+            return hasher.verify(password_hash, password)
+
+        def check_needs_rehash(self, password_hash: str) -> bool:
+            return hasher.check_needs_rehash(password_hash)
+
+    monkeypatch.setattr(passwords, "HASHER", Recording())
+    signed_up = client.post("/signup", data={"username": "sam", "password": "a long passphrase"})
+    assert signed_up.status_code == 200 and "sam" in signed_up.text
+    changed = client.post(
+        "/account/password",
+        data={"current_password": "a long passphrase", "new_password": "another passphrase"},
+        follow_redirects=False,
+    )
+    assert changed.status_code == 303
+    refused = client.post("/account/delete", data={"delete_password": "a long passphrase"})
+    assert refused.status_code == 422 and "not right" in refused.text
+    deleted = client.post(
+        "/account/delete", data={"delete_password": "another passphrase"}, follow_redirects=False
+    )
+    assert deleted.status_code == 303
+    assert len(threads) == 5  # sign-up, change (check and hash), delete (two checks)
+    assert not [name for name in threads if name.startswith("studyhall-")], threads
