@@ -229,11 +229,13 @@ def test_a_dashboard_with_a_realistic_history(
 
 
 def _seed_choices(database_url: str) -> list[tuple[int, int, int]]:
-    """Each seed question's id with a right and a wrong choice id, in the set's order."""
+    """Each seed question's id with a right and a wrong choice id, in the set's order (other
+    browser tests add sets of their own)."""
     from sqlalchemy import select
 
-    from app.content.models import Choice, Question
+    from app.content.models import Choice, Question, QuestionSet
     from app.db import Database
+    from tests.factories import SEED_SET
 
     db = Database(database_url)
     try:
@@ -241,6 +243,8 @@ def _seed_choices(database_url: str) -> list[tuple[int, int, int]]:
             rows = session.execute(
                 select(Question.id, Choice.id, Choice.is_correct)
                 .join(Choice, Choice.question_id == Question.id)
+                .join(QuestionSet, QuestionSet.id == Question.set_id)
+                .where(QuestionSet.slug == SEED_SET)
                 .order_by(Question.position, Choice.position)
             ).all()
     finally:
