@@ -23,6 +23,7 @@ from app.content.errors import ContentError, InvalidAnswer, NotFound
 from app.content.models import Question, QuestionRevision, QuestionSet, Topic
 from app.content.quality import Finding, check_content
 from app.content.queries import links_of_questions
+from app.content.read_models import NoteLink
 from app.content.revisions import NOTE_MAX, Content, DiffLine
 from app.content.service import bump_version
 from app.content.upserts import number_set, upsert_questions
@@ -96,7 +97,7 @@ class Editing:
     findings: list[Finding]
     retired: bool
     sections: dict[str, SectionOption]  # the sections its links (and the draft's) name
-    suggested: list[tuple[SectionOption, float]]  # suggested links, with their scores
+    suggested: list[NoteLink]  # the links suggested by similarity, with their scores
 
 
 class DraftRefused(ContentError):
@@ -188,18 +189,9 @@ def editing(
     )
 
 
-def _suggested(session: Session, question_id: int) -> list[tuple[SectionOption, float]]:
+def _suggested(session: Session, question_id: int) -> list[NoteLink]:
     links = links_of_questions(session, [question_id]).get(question_id, [])
-    return [
-        (
-            SectionOption(
-                0, f"{x.note_slug}#{x.anchor}", x.note_slug, x.anchor, x.note_title, x.heading
-            ),
-            x.score,
-        )
-        for x in links
-        if x.origin == "suggested"
-    ]
+    return [link for link in links if link.origin == "suggested"]
 
 
 def new_question(
@@ -342,13 +334,17 @@ UNCHANGED = (
 def restore_revision(
     session: Session, actor: Viewer, question_id: int, number: int, opened: int, note: str
 ) -> int:
-    """Save an old revision's content as a new revision; return its number."""
+    """Save an old revision's content as a new revision; return its number. Its links to
+    note sections removed since are left out: there is nothing left to link to."""
     _may_edit(actor)
     content = revisions.content_of(session, question_id, number)
     if content is None:
         raise NotFound("This question has no revision with that number.")
     note = note.strip() or f"Restored revision {number}"
-    return save_question(session, actor, question_id, Draft.of(content), opened, note)
+    draft = Draft.of(content)
+    known = sections_named(session, draft.notes or [])
+    draft.notes = [ref for ref in draft.notes or [] if ref in known]
+    return save_question(session, actor, question_id, draft, opened, note)
 
 
 def key_changed(session: Session, question_id: int, old: int, new: int) -> bool:

@@ -11,7 +11,7 @@ get none, as an import's links get none.
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.errors import PermissionDenied
@@ -51,7 +51,7 @@ _COLUMNS = (NoteSection.id, Note.slug, NoteSection.anchor, Note.title, NoteSecti
 
 
 def find_sections(session: Session, actor: Viewer, q: str) -> SectionSearch:
-    """The first few note sections whose heading (or note title) holds q (authors only)."""
+    """The first few note sections whose heading holds q, in any case (authors only)."""
     if not actor.may("author"):
         raise PermissionDenied("Only authors can link questions to notes.")
     q = " ".join(q.split())
@@ -62,12 +62,7 @@ def find_sections(session: Session, actor: Viewer, q: str) -> SectionSearch:
     rows = session.execute(
         select(*_COLUMNS)
         .join(Note, Note.id == NoteSection.note_id)
-        .where(
-            or_(
-                NoteSection.heading.icontains(q, autoescape=True),
-                Note.title.icontains(q, autoescape=True),
-            )
-        )
+        .where(NoteSection.heading.icontains(q, autoescape=True))
         .order_by(Note.title, NoteSection.position)
         .limit(MAX_FOUND)
     ).all()

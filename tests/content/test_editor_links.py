@@ -274,3 +274,14 @@ def test_the_api_reads_and_writes_the_links(user_client, script, db, qid):  # no
     assert unknown.status_code == 422
     assert [p["field"] for p in unknown.json()["problems"]] == ["links"]
     assert _revisions(db, qid) == 3
+
+
+def test_a_restore_leaves_out_links_to_sections_removed_since(user_client, db, qid):
+    author = user_client("ann", role="author")
+    assert _save(author, qid, q="guide#structured-sparsity").status_code == 303
+    load(db, a_note(NOTE.split("## Structured")[0].replace("Calibration", "Calibrating")))
+    restored = author.post(
+        f"/author/questions/{qid}/history/1/restore", data={"opened": "2"}, follow_redirects=False
+    )
+    assert restored.status_code == 303
+    assert _explicit(db, qid) == set() and _revisions(db, qid) == 3
