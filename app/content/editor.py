@@ -7,6 +7,7 @@ A save writes through `upserts.upsert_questions`, the writer imports use, and is
 own beyond the note it asks for.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
@@ -17,9 +18,12 @@ from app.accounts.service import Viewer
 from app.content import reports, revisions
 from app.content.bundle import ChoiceData, QuestionData, ReferenceData, Report, Scope
 from app.content.checks import Problem, question_problems
+from app.content.editor_links import SectionOption, link_problems, sections_named, set_links
 from app.content.errors import ContentError, InvalidAnswer, NotFound
 from app.content.models import Question, QuestionRevision, QuestionSet, Topic
 from app.content.quality import Finding, check_content
+from app.content.queries import links_of_questions
+from app.content.read_models import NoteLink
 from app.content.revisions import NOTE_MAX, Content, DiffLine
 from app.content.service import bump_version
 from app.content.upserts import number_set, upsert_questions
@@ -39,6 +43,7 @@ class Draft:
     difficulty: str | None = None
     level: str | None = None
     versions: list[str] = field(default_factory=list)
+    notes: list[str] | None = None  # linked sections as "note-slug#anchor"; None: as they are
 
     @classmethod
     def of(cls, content: Content) -> "Draft":
@@ -59,10 +64,11 @@ class Draft:
             difficulty=content["difficulty"],
             level=content["level"],
             versions=list(content["versions"]),
+            notes=list(content.get("notes", [])),
         )
 
     def question(self, key: str, source: str, accepted: list[str]) -> QuestionData:
-        """The question as an import would bring it (links to notes left as they are)."""
+        """The question as an import would bring it (links to notes written apart)."""
         scope = Scope(tuple(self.versions), self.difficulty, self.level, tuple(accepted))
         return QuestionData(
             key=key,
@@ -90,6 +96,8 @@ class Editing:
     topics: list[tuple[str, str]]  # (slug, title) of every topic, to choose from
     findings: list[Finding]
     retired: bool
+    sections: dict[str, SectionOption]  # the sections its links (and the draft's) name
+    suggested: list[NoteLink]  # the links suggested by similarity, with their scores
 
 
 class DraftRefused(ContentError):
@@ -143,14 +151,20 @@ def latest_number(session: Session, question_id: int) -> int:
     )
 
 
-def open_question(session: Session, actor: Viewer, question_id: int) -> Editing:
-    """Read a question as the editor shows it, with check-content's findings on it."""
+def open_question(
+    session: Session, actor: Viewer, question_id: int, shown: Sequence[str] = ()
+) -> Editing:
+    """Read a question as the editor shows it, with check-content's findings on it (and the
+    note sections shown, a draft's links, named)."""
     _may_edit(actor)
     question = _question(session, question_id)
-    return editing(session, question, revisions.snapshots(session, [question_id])[question_id])
+    content = revisions.snapshots(session, [question_id])[question_id]
+    return editing(session, question, content, shown)
 
 
-def editing(session: Session, question: Question, content: Content) -> Editing:
+def editing(
+    session: Session, question: Question, content: Content, shown: Sequence[str] = ()
+) -> Editing:
     """The editor of question showing content (a draft being refused, or a revision)."""
     qset = session.get_one(QuestionSet, question.set_id)
     topics = _topics(session)
@@ -170,16 +184,28 @@ def editing(session: Session, question: Question, content: Content) -> Editing:
         topics,
         findings,
         question.retired_at is not None,
+        sections_named(session, [*content.get("notes", []), *shown]),
+        _suggested(session, question.id),
     )
 
 
-def new_question(session: Session, actor: Viewer, set_slug: str) -> Editing:
+def _suggested(session: Session, question_id: int) -> list[NoteLink]:
+    links = links_of_questions(session, [question_id]).get(question_id, [])
+    return [link for link in links if link.origin == "suggested"]
+
+
+def new_question(
+    session: Session, actor: Viewer, set_slug: str, shown: Sequence[str] = ()
+) -> Editing:
     """The editor of a new question at the end of a set: four empty choices, the set's topic."""
     _may_edit(actor)
     qset = _set(session, set_slug)
     topic = session.scalar(select(Topic.slug).where(Topic.id == qset.topic_id))
-    draft = Draft(choices=[ChoiceData("", False) for _ in range(4)], topic=topic)
-    return Editing(0, qset.slug, qset.title, "", 0, draft, _topics(session), [], False)
+    draft = Draft(choices=[ChoiceData("", False) for _ in range(4)], topic=topic, notes=[])
+    sections = sections_named(session, shown)
+    return Editing(
+        0, qset.slug, qset.title, "", 0, draft, _topics(session), [], False, sections, []
+    )
 
 
 def _set(session: Session, slug: str) -> QuestionSet:
@@ -203,22 +229,32 @@ def create_question(session: Session, actor: Viewer, set_slug: str, draft: Draft
     position = max((p for _, p in rows), default=0) + 1
     data = draft.question(key, "", [])
     topics = dict(session.execute(select(Topic.slug, Topic.id)).all())
-    _refuse(draft, data, note, topics, [])
+    _refuse(session, draft, data, note, topics, [])
     report = Report(file="editor", format="editor")
     written = upsert_questions(session, qset.id, [(position, data)], topics, report)
     question_id = written.ids[key]
+    if draft.notes is not None:
+        set_links(session, actor.id, question_id, draft.notes)
     revisions.record(session, [question_id], actor.id, note.strip())
     bump_version(session)
     return question_id
 
 
 def _refuse(
-    draft: Draft, data: QuestionData, note: str, topics: dict[str, int], more: list[Problem]
+    session: Session,
+    draft: Draft,
+    data: QuestionData,
+    note: str,
+    topics: dict[str, int],
+    more: list[Problem],
 ) -> None:
-    """Refuse a draft that breaks the rules imports are checked by, or has no note."""
+    """Refuse a draft that breaks the rules imports are checked by, links to a section that
+    is not there, or has no note."""
     problems = more + note_problems(note) + question_problems(data)
     if draft.topic is not None and draft.topic not in topics:
         problems.append(Problem("topic", f"There is no topic {draft.topic!r}."))
+    if draft.notes is not None:
+        problems += link_problems(draft.notes, sections_named(session, draft.notes))
     if problems:
         raise DraftRefused(problems)
 
@@ -274,9 +310,11 @@ def save_question(
     data = draft.question(question.key, question.source, list(question.accepted or []))
     topics = dict(session.execute(select(Topic.slug, Topic.id)).all())
     more = [] if resolve is None else reports.edit_problems(session, resolve, question_id, note)
-    _refuse(draft, data, note, topics, more)
+    _refuse(session, draft, data, note, topics, more)
     report = Report(file="editor", format="editor")
     upsert_questions(session, question.set_id, [(question.position, data)], topics, report)
+    if draft.notes is not None:
+        set_links(session, actor.id, question_id, draft.notes)
     saved = revisions.record(session, [question_id], actor.id, note.strip())
     if saved:
         bump_version(session)
@@ -296,13 +334,17 @@ UNCHANGED = (
 def restore_revision(
     session: Session, actor: Viewer, question_id: int, number: int, opened: int, note: str
 ) -> int:
-    """Save an old revision's content as a new revision; return its number."""
+    """Save an old revision's content as a new revision; return its number. Its links to
+    note sections removed since are left out: there is nothing left to link to."""
     _may_edit(actor)
     content = revisions.content_of(session, question_id, number)
     if content is None:
         raise NotFound("This question has no revision with that number.")
     note = note.strip() or f"Restored revision {number}"
-    return save_question(session, actor, question_id, Draft.of(content), opened, note)
+    draft = Draft.of(content)
+    known = sections_named(session, draft.notes or [])
+    draft.notes = [ref for ref in draft.notes or [] if ref in known]
+    return save_question(session, actor, question_id, draft, opened, note)
 
 
 def key_changed(session: Session, question_id: int, old: int, new: int) -> bool:

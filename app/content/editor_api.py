@@ -18,6 +18,7 @@ from app.content.bundle import ChoiceData, ReferenceData
 from app.content.checks import MAX_CHOICES, MAX_REFERENCES, MAX_VERSIONS
 from app.content.dependencies import QuestionId, Slug
 from app.content.editor import Draft, DraftRefused, EditConflict
+from app.content.editor_links import MAX_LINKS
 from app.content.note_editor import MAX_SECTIONS, NoteDraft, SectionDraft
 from app.content.revisions import NOTE_MAX
 from app.web.dependencies import DatabaseDep
@@ -66,6 +67,11 @@ class ContentIn(_In):
     versions: list[Annotated[str, StringConstraints(max_length=80)]] = Field(
         default=[], max_length=MAX_VERSIONS + 1
     )
+    notes: list[Annotated[str, StringConstraints(max_length=300)]] | None = Field(
+        default=None,
+        max_length=MAX_LINKS + 1,
+        description='The note sections it links to, as "note-slug#anchor"; none leaves them',
+    )
 
     def draft(self) -> Draft:
         return Draft(
@@ -78,6 +84,7 @@ class ContentIn(_In):
             difficulty=self.difficulty,
             level=self.level,
             versions=self.versions,
+            notes=self.notes,
         )
 
 
@@ -112,6 +119,7 @@ def _out(editing: editor.Editing) -> AuthoredQuestion:
         "difficulty": draft.difficulty,
         "level": draft.level,
         "versions": draft.versions,
+        "notes": draft.notes,
     }
     return AuthoredQuestion(
         id=editing.id,

@@ -3,6 +3,9 @@ itself (add, remove or move a choice, add a reference) without saving anything.
 
 Choices and references are numbered rows (`choice-3-text`, `reference-2-url`); the `right`
 boxes carry the numbers of the rows marked right. Every number is read by `app.web.forms`.
+Linked note sections are rows too (`link-2` holds "note-slug#anchor"); the `unlink` boxes
+carry the rows to remove, and a save or "Add" adds the section chosen among those a search
+found (`section`), or else what was typed in the search field (`q`).
 """
 
 from collections.abc import Callable
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 from app.content.bundle import ChoiceData, ReferenceData
 from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
 from app.content.editor import Draft, DraftRefused
+from app.content.editor_links import MAX_LINKS
 from app.web.forms import INT32_MAX, whole_number, whole_numbers
 
 Field = Callable[[str], str]  # the text of one form field ("" when it is missing)
@@ -25,9 +29,16 @@ class Posted:
     action: str  # "save", "preview", "add-choice", "add-reference", "up-2", "remove-3", ...
     report: int | None = None  # the problem report the editor was opened from (0: not a number)
     resolve: bool = False  # resolve that report with the save
+    q: str = ""  # the search for a note section to link
+    htmx: bool = False  # sent by htmx (a preview then swaps in place)
 
 
-def read_form(field: Field, rights: list[str], fixed: list[str] | None = None) -> Posted:
+def read_form(
+    field: Field,
+    rights: list[str],
+    fixed: list[str] | None = None,
+    unlinked: list[str] | None = None,
+) -> Posted:
     """Read the editor's fields (every choice row, empty or not)."""
     count = whole_number(field("choices"), 0, MAX_CHOICES) or 0
     marked = set(whole_numbers(rights[:MAX_CHOICES], 1, MAX_CHOICES) or [])
@@ -52,15 +63,29 @@ def read_form(field: Field, rights: list[str], fixed: list[str] | None = None) -
         difficulty=field("difficulty") or None,
         level=field("level") or None,
         versions=[line.strip() for line in field("versions").splitlines() if line.strip()],
+        notes=_links(field, unlinked or []),
     )
+    action = field("action") or "save"
+    q = " ".join(field("q").split())
+    added = field("section").strip() or q
+    if action in ("save", "add-link") and added:
+        draft.notes = list(dict.fromkeys([*(draft.notes or []), added]))
     opened = whole_number(field("opened"), 0, INT32_MAX)
     report = whole_number(field("report"), 1, INT32_MAX) or 0 if field("report") else None
-    posted = Posted(draft, opened, field("note"), field("action") or "save", report)
+    posted = Posted(draft, opened, field("note"), action, report, q=q)
     posted.resolve = report is not None and field("resolve") == "yes"
     return posted
 
 
 _REF_PARTS = ("url", "title", "version")
+
+
+def _links(field: Field, unlinked: list[str]) -> list[str]:
+    """The linked sections' rows, less those ticked for removal."""
+    count = min(whole_number(field("links"), 0, INT32_MAX) or 0, MAX_LINKS + 1)
+    removed = set(whole_numbers(unlinked[: MAX_LINKS + 1], 1, MAX_LINKS + 1) or [])
+    rows = (field(f"link-{n}").strip() for n in range(1, count + 1) if n not in removed)
+    return list(dict.fromkeys(row for row in rows if row))
 
 
 def drop_empty_rows(draft: Draft) -> None:

@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.accounts.dependencies import load_viewer, require_role
 from app.accounts.errors import InvalidInput
 from app.accounts.service import Viewer
-from app.content import editor, reports
+from app.content import editor, editor_links, reports
 from app.content.bundle import DIFFICULTIES, LEVELS
 from app.content.checks import MAX_CHOICES, MAX_REFERENCES, Problem
 from app.content.dependencies import QuestionId
@@ -45,12 +45,16 @@ def _editor(
     draft: Draft | None = None,
     opened: int | None = None,
     note: str = "",
+    q: str = "",
     status_code: int = 200,
     block: str | None = None,
     **context: Any,
 ) -> HTMLResponse:
     draft = draft or editing.draft
     is_new = editing.id == 0
+    known = editing.sections
+    # a typed section that is none stays in the search field, where it was typed
+    links = [(ref, known.get(ref)) for ref in draft.notes or [] if ref in known or ref != q]
     action = (
         f"{url_for('new_question_post')}?{urlencode({'set': editing.set_slug})}"
         if is_new
@@ -74,6 +78,9 @@ def _editor(
         "report": None,
         "resolve": False,
         "report_id": None,
+        "links": links,
+        "q": "" if q in known else q,
+        "search": None,
         **context,
     }
     return render(request, EDITOR_PAGE, values, status_code=status_code, block=block)
@@ -116,20 +123,20 @@ async def new_question(
     """Add the question to the set as its revision 1, or preview it, or change the rows."""
     posted = await _posted(request)
     draft, note = posted.draft, posted.note
-    if posted.action == "preview" or apply(draft, posted.action):
-        editing = await db.read(editor.new_question, viewer, set_slug)
-        preview = _preview(draft) if posted.action == "preview" else None
-        block = "preview" if preview is not None and is_htmx(request) else None
-        return _editor(request, editing, draft=draft, note=note, preview=preview, block=block)
+    if posted.action in FORM_ACTIONS or apply(draft, posted.action):
+        editing = await db.read(editor.new_question, viewer, set_slug, draft.notes or [])
+        more = await _form_action(db, viewer, posted, editing)
+        return _editor(request, editing, draft=draft, note=note, q=posted.q, **more)
     try:
         question_id = await db.write(editor.create_question, viewer, set_slug, draft, note)
     except DraftRefused as exc:
-        editing = await db.read(editor.new_question, viewer, set_slug)
+        editing = await db.read(editor.new_question, viewer, set_slug, draft.notes or [])
         return _editor(
             request,
             editing,
             draft=draft,
             note=note,
+            q=posted.q,
             errors=field_errors(exc.problems),
             problems=exc.problems,
             status_code=exc.status_code,
@@ -169,16 +176,37 @@ async def _report(db: Database, viewer: Viewer, posted: Posted, question_id: int
         return None
 
 
+FORM_ACTIONS = ("preview", "find-link", "add-link")  # show the form again, saving nothing
+
+
+async def _form_action(
+    db: Database, viewer: Viewer, posted: Posted, editing: Editing
+) -> dict[str, Any]:
+    """What a button that saves nothing shows: the preview, the sections a search found, or
+    the problem with a section added."""
+    if posted.action == "preview":
+        block = "preview" if posted.htmx else None
+        return {"preview": _preview(posted.draft), "block": block}
+    if posted.action == "find-link":
+        return {"search": await db.read(editor_links.find_sections, viewer, posted.q)}
+    if posted.action == "add-link":
+        problems = editor_links.link_problems(posted.draft.notes or [], editing.sections)
+        return {"errors": field_errors(problems), "problems": problems} if problems else {}
+    return {}
+
+
 async def _posted(request: Request) -> Posted:
-    async with request.form(max_files=0, max_fields=300) as form:
+    async with request.form(max_files=0, max_fields=400) as form:
         rights = [v for v in form.getlist("right") if isinstance(v, str)]
         fixed = [v for v in form.getlist("fixed") if isinstance(v, str)]
+        unlinked = [v for v in form.getlist("unlink") if isinstance(v, str)]
 
         def field(name: str) -> str:
             value = form.get(name)
             return value if isinstance(value, str) else ""
 
-        posted = read_form(field, rights, fixed)
+        posted = read_form(field, rights, fixed, unlinked)
+    posted.htmx = is_htmx(request)
     if posted.action == "save":
         drop_empty_rows(posted.draft)
     return posted
@@ -196,18 +224,17 @@ async def edit_question(
         "resolve": posted.resolve,
         "report_id": posted.report,
     }
-    if posted.action == "preview" or apply(draft, posted.action):
-        editing = await db.read(editor.open_question, viewer, question_id)
-        preview = _preview(draft) if posted.action == "preview" else None
-        block = "preview" if preview is not None and is_htmx(request) else None
+    if posted.action in FORM_ACTIONS or apply(draft, posted.action):
+        editing = await db.read(editor.open_question, viewer, question_id, draft.notes or [])
+        more = await _form_action(db, viewer, posted, editing)
         return _editor(
             request,
             editing,
             draft=draft,
             opened=posted.opened,
             note=note,
-            preview=preview,
-            block=block,
+            q=posted.q,
+            **more,
             **shown,
         )
     try:
@@ -225,20 +252,21 @@ async def edit_question(
             editor.save_question, viewer, question_id, draft, posted.opened, note, resolve
         )
     except DraftRefused as exc:
-        editing = await db.read(editor.open_question, viewer, question_id)
+        editing = await db.read(editor.open_question, viewer, question_id, draft.notes or [])
         return _editor(
             request,
             editing,
             draft=draft,
             opened=posted.opened,
             note=note,
+            q=posted.q,
             errors=field_errors(exc.problems),
             problems=exc.problems,
             status_code=exc.status_code,
             **shown,
         )
     except EditConflict as exc:
-        editing = await db.read(editor.open_question, viewer, question_id)
+        editing = await db.read(editor.open_question, viewer, question_id, draft.notes or [])
         # the form now carries the newest revision: saving again replaces it, knowingly
         return _editor(
             request,
@@ -246,6 +274,7 @@ async def edit_question(
             draft=draft,
             opened=exc.latest,
             note=note,
+            q=posted.q,
             conflict=exc,
             status_code=exc.status_code,
             **shown,
@@ -260,6 +289,19 @@ async def edit_question(
         return RedirectResponse(target, status_code=303)
     done = "question-saved" if saved != posted.opened else "question-unchanged"
     return RedirectResponse(f"/author/questions/{question_id}/edit?done={done}", status_code=303)
+
+
+@router.get("/author/note-sections", name="find_note_sections")
+async def find_note_sections(
+    request: Request,
+    viewer: Author,
+    db: DatabaseDep,
+    q: Annotated[str, Query(description="Part of a section's heading")] = "",
+) -> HTMLResponse:
+    """List the note sections whose heading holds q, to choose one to link (the editor's
+    search as you type; the editor's "Find" button shows the same list without JavaScript)."""
+    search = await db.read(editor_links.find_sections, viewer, q)
+    return render(request, EDITOR_PAGE, {"search": search}, block="link_options")
 
 
 @router.post("/author/questions/{question_id}/retire", name="retire_question")

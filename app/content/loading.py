@@ -35,12 +35,12 @@ from app.content.models import (
     Note,
     NoteSection,
     Question,
-    QuestionNoteLink,
     QuestionSet,
     Topic,
     utcnow,
 )
 from app.content.upserts import (
+    replace_links,
     replace_references,
     scope_values,
     store_media,
@@ -160,11 +160,6 @@ class Loader:
         Links an author confirmed stay, named or not: the decision outlives the file.
         """
         sections = self._section_ids(session)
-        current: dict[int, list[QuestionNoteLink]] = {}
-        for link in session.scalars(
-            select(QuestionNoteLink).where(QuestionNoteLink.question_id.in_(wanted))
-        ):
-            current.setdefault(link.question_id, []).append(link)
         confirmed = set(
             session.execute(
                 select(LinkDecision.question_id, LinkDecision.section_id).where(
@@ -172,31 +167,13 @@ class Loader:
                 )
             ).all()
         )
-        for question_id, targets in wanted.items():
-            ids = [sections[_section_key(t)] for t in dict.fromkeys(targets)]
-            self.report.count("explicit_links", len(ids))
-            links = current.get(question_id, [])
-            replaced = [
-                link
-                for link in links
-                if link.section_id in ids
-                or (link.origin == "explicit" and (question_id, link.section_id) not in confirmed)
-            ]
-            if sorted((link.section_id, link.origin) for link in replaced) == sorted(
-                (section_id, "explicit") for section_id in ids
-            ):
-                continue
-            for link in replaced:
-                session.delete(link)
-            session.flush()
-            session.add_all(
-                QuestionNoteLink(
-                    question_id=question_id, section_id=section_id, origin="explicit", score=1.0
-                )
-                for section_id in ids
-            )
-            self.changes.questions.add(question_id)
-        session.flush()
+        ids = {
+            question_id: [sections[_section_key(t)] for t in dict.fromkeys(targets)]
+            for question_id, targets in wanted.items()
+        }
+        for named in ids.values():
+            self.report.count("explicit_links", len(named))
+        self.changes.questions |= replace_links(session, ids, confirmed)
 
     def _section_ids(self, session: Session) -> dict[tuple[str, str], int]:
         # Read once, after the head step wrote the notes: imports run one at a time.

@@ -7,6 +7,7 @@ References are replaced whole: nothing refers to them. Each write numbers its se
 a question's place and its set's size are read, never counted, by the pages.
 """
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from sqlalchemy import delete, insert, select, update
@@ -18,6 +19,7 @@ from app.content.models import (
     Choice,
     Media,
     Question,
+    QuestionNoteLink,
     QuestionReference,
     QuestionSet,
     utcnow,
@@ -166,6 +168,43 @@ class _Stored:
     choices: dict[int, int]  # position -> choice id
     references: list[ReferenceData]
     scope: Scope
+
+
+def replace_links(
+    session: Session, wanted: dict[int, list[int]], kept: Collection[tuple[int, int]] = ()
+) -> set[int]:
+    """Make each question's explicit links exactly the sections given (a suggestion of one
+    becomes explicit); the (question, section) pairs in kept stay, given or not. Return the
+    questions whose links changed."""
+    current: dict[int, list[QuestionNoteLink]] = {}
+    for link in session.scalars(
+        select(QuestionNoteLink).where(QuestionNoteLink.question_id.in_(wanted))
+    ):
+        current.setdefault(link.question_id, []).append(link)
+    changed = set()
+    for question_id, ids in wanted.items():
+        replaced = [
+            link
+            for link in current.get(question_id, [])
+            if link.section_id in ids
+            or (link.origin == "explicit" and (question_id, link.section_id) not in kept)
+        ]
+        if sorted((link.section_id, link.origin) for link in replaced) == sorted(
+            (section_id, "explicit") for section_id in ids
+        ):
+            continue
+        for link in replaced:
+            session.delete(link)
+        session.flush()
+        session.add_all(
+            QuestionNoteLink(
+                question_id=question_id, section_id=section_id, origin="explicit", score=1.0
+            )
+            for section_id in ids
+        )
+        changed.add(question_id)
+    session.flush()
+    return changed
 
 
 def _stored(session: Session, set_id: int, keys: list[str]) -> dict[str, _Stored]:
