@@ -84,8 +84,8 @@ def _journey(
 ) -> None:
     attempt_id = _sit(learner_page, create_account("regraded"))
     qid, chosen, right, before = _answered(database_url, attempt_id)
-    # the learner's choice becomes the right one; if it was right, another one does
-    fixed = chosen if chosen not in right else (1 if chosen != 1 else 2)
+    # the learner's choice becomes the only right one; if it was already, another one does
+    fixed = chosen if right != [chosen] else (1 if chosen != 1 else 2)
     log_in(author_page, create_account("fixer", role="author"))
     _set_key(author_page, qid, [fixed], "The key named the wrong choice")
     try:

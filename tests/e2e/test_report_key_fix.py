@@ -33,7 +33,7 @@ def _journey(
     learner = create_account("reporter")
     attempt_id = _sit(learner_page, learner)
     qid, chosen, right, before = _answered(database_url, attempt_id)
-    fixed = chosen if chosen not in right else (1 if chosen != 1 else 2)
+    fixed = chosen if right != [chosen] else (1 if chosen != 1 else 2)
     problem = f"Choice {fixed} is the right one, not the key's ({learner.username})."
 
     learner_page.goto(f"/questions/{qid}")
