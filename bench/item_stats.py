@@ -1,14 +1,16 @@
 """Time the item statistics over a million answers.
 
     python bench/item_stats.py [--answers 1000000] [--questions 400] [--runs 3] [--no-write]
+                               [--database sqlite|postgresql] [--postgres-url URL]
 
-Builds a temporary SQLite database (migrated, no seed) holding `--questions` questions of four
+Builds a temporary database (a SQLite file, or a PostgreSQL database of its own, dropped
+afterwards; migrated, no seed) holding `--questions` questions of four
 choices, learners, and `--answers` answers: half of them items of closed exam attempts of 20
 questions, half practice answers, each right with a chance set by the learner's ability and
 the question's difficulty; rows go in with bulk INSERTs. Then it computes the statistics of
 every question as `/author/items` does (`app.items.service.statistics`: every statement and
 the figures), `--runs` times, checks that every answer was counted, and writes the timings
-into the `item-stats` section of bench/RESULTS.md with the date and the command.
+into the `item-stats` section of bench/RESULTS.md (`item-stats-postgresql` for PostgreSQL) with the date and the command.
 """
 
 import argparse
@@ -35,11 +37,13 @@ from app.exams.models import Attempt, AttemptItem  # noqa: E402
 from app.items import service  # noqa: E402
 from app.migrate import upgrade  # noqa: E402
 from app.progress.models import PracticeAnswer  # noqa: E402
+from bench.exam_day import POSTGRES, fresh_database  # noqa: E402
 from bench.results import replace_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_FILE = ROOT / "bench" / "RESULTS.md"
 GOAL_S = 1.0
+_NAMES = {"sqlite": "SQLite file", "postgresql": "PostgreSQL database"}
 PER_ATTEMPT = 20
 LEARNERS = 2_000
 CHUNK = 50_000
@@ -52,6 +56,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--questions", type=int, default=400)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md be")
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--postgres-url", default=POSTGRES, help="a database to connect through")
     return parser.parse_args(argv)
 
 
@@ -187,10 +193,10 @@ def report(args: argparse.Namespace, times: list[float], exam: int, practice: in
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
     runs = ", ".join(f"{t:.3f}" for t in times)
     return (
-        "## Item statistics\n\n"
+        f"## Item statistics{'' if args.database == 'sqlite' else ' on PostgreSQL'}\n\n"
         f"Run {when} UTC with `{command}` (code {_commit()}): {exam + practice:,} answers ({exam:,} items of "
         f"closed exam attempts of {PER_ATTEMPT}, {practice:,} practice answers) on "
-        f"{args.questions:,} questions of four choices, in a temporary SQLite file. A run is "
+        f"{args.questions:,} questions of four choices, in a temporary {_NAMES[args.database]}. A run is "
         "`app.items.service.statistics` for every question, as `/author/items` computes it "
         "before sorting and paging: every statement and the figures.\n\n"
         f"| answers | questions | runs (s) | median (s) | goal < {GOAL_S:.0f} s |\n"
@@ -208,8 +214,10 @@ def _commit() -> str:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="studyhall-item-bench-") as tmp:
-        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+    with (
+        tempfile.TemporaryDirectory(prefix="studyhall-item-bench-") as tmp,
+        fresh_database(args, Path(tmp)) as url,
+    ):
         upgrade(url)
         db = Database(url)
         try:
@@ -225,8 +233,9 @@ def main(argv: list[str] | None = None) -> None:
     body = report(args, times, exam, practice)
     print(body)
     if not args.no_write:
-        replace_section(RESULTS_FILE, "item-stats", body)
-        print(f"Written to {RESULTS_FILE.relative_to(ROOT)} (section item-stats)")
+        section = "item-stats" if args.database == "sqlite" else "item-stats-postgresql"
+        replace_section(RESULTS_FILE, section, body)
+        print(f"Written to {RESULTS_FILE.relative_to(ROOT)} (section {section})")
 
 
 if __name__ == "__main__":

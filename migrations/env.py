@@ -4,6 +4,7 @@ from alembic import context
 
 from app.db import UTCDateTime, make_engine
 from app.models import Base
+from app.items.queries import SQLITE_INDEXES
 from app.search.models import is_index_table
 
 config = context.config
@@ -42,7 +43,10 @@ def _render_item(type_: str, obj: object, autogen_context: object) -> str | bool
 
 
 def _include_name(name: str | None, type_: str, parent_names: object) -> bool:
-    """Leave the search index to its migration: FTS5 tables and triggers are not models."""
+    """Leave to their migrations what models do not describe: the search index (FTS5 tables
+    and triggers) and the indexes only SQLite has."""
+    if type_ == "index":
+        return name not in SQLITE_INDEXES
     return not (type_ == "table" and name is not None and is_index_table(name))
 
 

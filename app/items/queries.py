@@ -2,18 +2,38 @@
 
 Exams count the answered items of closed attempts (submitted, or closed when time ran out);
 practice counts the answers given on question and review pages (`source = 'practice'`), not
-the copies a finished exam leaves in the learner's history. Each source is read in one pass:
-its responses are unnested into one row per chosen id and grouped by (question, choice); a
-response's first chosen id carries its per-response sums, so a question's totals are the sums
-of its choices' rows. The median time is one more pass, over the timed practice answers.
-The few divisions and the square root are left to Python.
+the copies a finished exam leaves in the learner's history.
+
+Each source is read in one pass grouped by question and by the chosen ids as stored (their
+JSON text: a few distinct values per question), so a pass returns a few rows per question
+and Python spreads each row's count over the ids it names. No JSON is unnested and no window
+runs over the answers; on SQLite each pass walks a covering index (`SQLITE_INDEXES`) rather
+than the table.
+
+The stronger half of an exam's takers is ranked over attempts, not answers: the better half
+of the closed attempts of the same exam (one blueprint; custom exams together) by percent,
+ties to the earlier attempt; a first small statement finds where each exam's half ends. Practice times are counted to the whole second, and the median
+is read from those counts. The few divisions and the square root are left to Python.
 """
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Integer, Select, Table, case, func, select, true
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    Table,
+    Text,
+    case,
+    func,
+    literal,
+    literal_column,
+    select,
+    type_coerce,
+)
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.orm import Session
 
 from app.content.models import Choice, Question, QuestionSet, Topic
@@ -24,6 +44,10 @@ CLOSED = ("submitted", "expired")
 _ITEM = ITEM_TABLE
 _ATTEMPT = cast(Table, Attempt.__table__)
 _ANSWER = cast(Table, PracticeAnswer.__table__)
+# Indexes SQLite alone has (PostgreSQL groups by hashing, and has no B-tree for JSON): each
+# holds one pass's columns in its group order. Migration 0031 makes them; alembic's model
+# comparison leaves them be.
+SQLITE_INDEXES = ("ix_exam_attempt_item_statistics", "ix_practice_answer_statistics")
 
 
 @dataclass(frozen=True)
@@ -54,114 +78,116 @@ class Tally:
     picks: dict[tuple[int, int], Picks]
 
 
-def _elements(dialect: str, column: Any) -> tuple[Any, Any, Any]:
-    """Unnest a JSON array of ids, the way each database does it: the function to join, the
-    id column, and whether the row holds the array's first element."""
-    if dialect == "postgresql":
-        values = (
-            func.json_array_elements_text(column)
-            .table_valued("value", with_ordinality="n")
-            .render_derived(name="chosen")
-        )
-        return values, values.c.value.cast(Integer), case((values.c.n == 1, 1), else_=0)
-    values = func.json_each(column).table_valued("value", "key")
-    return values, values.c.value, case((values.c.key == 0, 1), else_=0)
+def _chosen(dialect: str, column: Any) -> ColumnElement[str]:
+    """The chosen ids as stored, to group by: PostgreSQL compares JSON only as text; on
+    SQLite the column is text already, and a CAST would keep its index from serving."""
+    return sql_cast(column, Text) if dialect == "postgresql" else type_coerce(column, Text)
 
 
-def exam_statement(dialect: str, only: int | None = None) -> Select[Any]:
-    """Per question and chosen id: picks, picks by the stronger half, and (on each response's
-    first id) the count, Σx, Σy, Σxy and Σy², x being right (1/0) and y the rest score.
+# Attempts are ranked by percent, ties to the earlier attempt; no percent ranks last.
+_PERCENT = func.coalesce(_ATTEMPT.c.percent, -1.0)
+_CLOSED = _ATTEMPT.c.status.in_(CLOSED)
 
-    The stronger half is the floor(n/2) responses with the highest rest score (ties go to the
-    earlier attempt), so an odd middle response belongs to neither half.
-    """
-    scope = [] if only is None else [_ITEM.c.question_id == only]
-    qid = _ITEM.c.question_id
-    rest = _ATTEMPT.c.score - func.coalesce(_ITEM.c.points, 0.0)
+
+def cuts_statement() -> Select[Any]:
+    """Per exam (blueprint; custom exams together): the percent and id of the last attempt
+    of its stronger half, the floor(n/2) best of its n closed attempts. None with one."""
+    exam = _ATTEMPT.c.blueprint_id
     ranked = (
         select(
-            qid.label("qid"),
-            _ITEM.c.selected_ids.label("sel"),
-            case((_ITEM.c.is_correct.is_(True), 1), else_=0).label("x"),
-            rest.label("y"),
+            exam.label("exam"),
+            _PERCENT.label("percent"),
+            _ATTEMPT.c.id,
             func.row_number()
-            .over(partition_by=qid, order_by=(rest.desc(), _ITEM.c.attempt_id))
+            .over(partition_by=exam, order_by=(_PERCENT.desc(), _ATTEMPT.c.id))
             .label("rk"),
-            func.count().over(partition_by=qid).label("n"),
+            func.count().over(partition_by=exam).label("n"),
         )
-        .join_from(_ITEM, _ATTEMPT, _ATTEMPT.c.id == _ITEM.c.attempt_id)
-        .where(
-            _ATTEMPT.c.status.in_(CLOSED),
-            qid.is_not(None),
-            _ITEM.c.answered_at.is_not(None),
-            *scope,
-        )
+        .where(_CLOSED)
         .subquery("ranked")
     )
-    values, choice_id, first = _elements(dialect, ranked.c.sel)
-    x, y = ranked.c.x, ranked.c.y
+    r = ranked.c
+    return select(r.exam, r.percent, r.id).where(r.rk * 2 <= r.n, (r.rk + 1) * 2 > r.n)
+
+
+def _stronger(cuts: Iterable[tuple[int | None, float, int]]) -> ColumnElement[int]:
+    """1 for an attempt ranked at or above its exam's cut, else 0."""
+    a = _ATTEMPT.c
+    whens = [
+        (
+            (a.blueprint_id.is_(None) if exam is None else a.blueprint_id == exam)
+            & ((_PERCENT > percent) | ((_PERCENT == percent) & (a.id <= last))),
+            1,
+        )
+        for exam, percent, last in cuts
+    ]
+    return case(*whens, else_=0) if whens else literal(0)
+
+
+def exam_statement(
+    dialect: str, cuts: Iterable[tuple[int | None, float, int]], only: int | None = None
+) -> Select[Any]:
+    """Per question, chosen ids and right or not: the responses, those from the stronger
+    half, Σy and Σy², y being the rest score (the attempt's score less this item's points)."""
+    scope = [] if only is None else [_ITEM.c.question_id == only]
+    chosen = _chosen(dialect, _ITEM.c.selected_ids)
+    rest = _ATTEMPT.c.score - func.coalesce(_ITEM.c.points, 0.0)
     return (
         select(
-            ranked.c.qid,
-            choice_id,
+            _ITEM.c.question_id,
+            chosen,
+            _ITEM.c.is_correct,
             func.count(),
-            func.sum(case((ranked.c.rk * 2 <= ranked.c.n, 1), else_=0)),
-            func.sum(first),
-            func.sum(first * x),
-            func.sum(first * y),
-            func.sum(first * x * y),
-            func.sum(first * y * y),
+            func.sum(_stronger(cuts)),
+            func.sum(rest),
+            func.sum(rest * rest),
         )
-        .select_from(ranked)
-        .join(values, true())
-        .group_by(ranked.c.qid, choice_id)
+        .select_from(_ITEM)
+        # `+ 0` keeps SQLite from driving the join from the attempts, which reads the items
+        # in attempt order and sorts them all again for the grouping
+        .join(_ATTEMPT, _ATTEMPT.c.id == _ITEM.c.attempt_id + 0)
+        .where(_CLOSED, _ITEM.c.question_id.is_not(None), _ITEM.c.answered_at.is_not(None), *scope)
+        .group_by(_ITEM.c.question_id, chosen, _ITEM.c.is_correct)
     )
 
 
-def _practice(only: int | None) -> list[Any]:
-    scope = [] if only is None else [_ANSWER.c.question_id == only]
-    return [_ANSWER.c.source == "practice", *scope]
+# written out rather than bound, so SQLite sees that the partial index covers the statement
+_PRACTICE = _ANSWER.c.source == literal_column("'practice'")
 
 
 def practice_statement(dialect: str, only: int | None = None) -> Select[Any]:
-    """Per question and chosen id: picks, and (on each answer's first id) the count and the
-    right ones."""
-    values, choice_id, first = _elements(dialect, _ANSWER.c.selected_ids)
-    right = case((_ANSWER.c.is_correct.is_(True), 1), else_=0)
+    """Per question, chosen ids and right or not: the answers."""
+    scope = [] if only is None else [_ANSWER.c.question_id == only]
+    chosen = _chosen(dialect, _ANSWER.c.selected_ids)
     return (
-        select(
-            _ANSWER.c.question_id, choice_id, func.count(), func.sum(first), func.sum(first * right)
-        )
-        .select_from(_ANSWER)
-        .join(values, true())
-        .where(*_practice(only))
-        .group_by(_ANSWER.c.question_id, choice_id)
+        select(_ANSWER.c.question_id, chosen, _ANSWER.c.is_correct, func.count())
+        .where(_PRACTICE, *scope)
+        .group_by(_ANSWER.c.question_id, chosen, _ANSWER.c.is_correct)
     )
 
 
-def median_statement(only: int | None = None) -> Select[Any]:
-    """Per question: the median seconds of the timed practice answers.
-
-    The middle row, or the mean of the two middle rows, by row_number: one window query
-    that SQLite and PostgreSQL run alike. 2·rk is n+1 for odd n, n or n+2 for even n.
-    """
-    timed = (
-        select(
-            _ANSWER.c.question_id.label("qid"),
-            _ANSWER.c.seconds,
-            func.row_number()
-            .over(partition_by=_ANSWER.c.question_id, order_by=_ANSWER.c.seconds)
-            .label("rk"),
-            func.count().over(partition_by=_ANSWER.c.question_id).label("n"),
-        )
-        .where(*_practice(only), _ANSWER.c.seconds.is_not(None))
-        .subquery("timed")
-    )
+def times_statement(only: int | None = None) -> Select[Any]:
+    """Per question and number of seconds (the time an answer took, to the whole second):
+    the answers that took it."""
+    scope = [] if only is None else [_ANSWER.c.question_id == only]
+    seconds = func.round(_ANSWER.c.seconds)
     return (
-        select(timed.c.qid, func.avg(timed.c.seconds))
-        .where(timed.c.rk * 2 >= timed.c.n, timed.c.rk * 2 <= timed.c.n + 2)
-        .group_by(timed.c.qid)
+        select(_ANSWER.c.question_id, seconds, func.count())
+        .where(_PRACTICE, _ANSWER.c.seconds.is_not(None), *scope)
+        .group_by(_ANSWER.c.question_id, seconds)
     )
+
+
+class _Choices:
+    """Read each distinct stored choice list once."""
+
+    def __init__(self) -> None:
+        self.read: dict[str, tuple[int, ...]] = {}
+
+    def __call__(self, stored: str) -> tuple[int, ...]:
+        if stored not in self.read:
+            self.read[stored] = tuple(int(n) for n in json.loads(stored))
+        return self.read[stored]
 
 
 def _add(totals: dict[int, list[float]], qid: int, values: Iterable[Any]) -> None:
@@ -170,16 +196,25 @@ def _add(totals: dict[int, list[float]], qid: int, values: Iterable[Any]) -> Non
         found[n] += float(value or 0)
 
 
+def _pick(picks: dict[tuple[int, int], list[int]], key: tuple[int, int], n: int, s: int) -> None:
+    found = picks.setdefault(key, [0, 0])
+    found[0] += n
+    found[1] += s
+
+
 def exam_tally(session: Session, only: int | None = None) -> Tally:
     """Count the exam responses of every question (or of one), and each choice's picks."""
-    statement = exam_statement(session.get_bind().dialect.name, only)
-    picks: dict[tuple[int, int], Picks] = {}
-    totals: dict[int, list[float]] = {}
-    for qid, cid, count, stronger, *sums in session.execute(statement):
-        picks[(qid, int(cid))] = Picks(int(count), int(stronger or 0))
-        _add(totals, qid, sums)
+    cuts = [(exam, percent, last) for exam, percent, last in session.execute(cuts_statement())]
+    statement = exam_statement(session.get_bind().dialect.name, cuts, only)
+    ids, totals, picks = _Choices(), dict[int, list[float]](), dict[tuple[int, int], list[int]]()
+    for qid, chosen, right, count, stronger, rest, squares in session.execute(statement):
+        x = 1 if right else 0
+        _add(totals, qid, (count, x * count, rest, x * rest, squares))
+        for cid in ids(chosen):
+            _pick(picks, (qid, cid), count, int(stronger or 0))
     return Tally(
-        {qid: Sums(int(n), int(x), y, xy, yy) for qid, (n, x, y, xy, yy) in totals.items()}, picks
+        {qid: Sums(int(n), int(x), y, xy, yy) for qid, (n, x, y, xy, yy) in totals.items()},
+        {key: Picks(n, s) for key, (n, s) in picks.items()},
     )
 
 
@@ -187,21 +222,35 @@ def practice_tally(session: Session, only: int | None = None) -> Tally:
     """Count the practice answers of every question (or of one), each choice's picks, and
     the median time of the timed ones."""
     statement = practice_statement(session.get_bind().dialect.name, only)
-    picks: dict[tuple[int, int], Picks] = {}
-    totals: dict[int, list[float]] = {}
-    for qid, cid, count, *counts in session.execute(statement):
-        picks[(qid, int(cid))] = Picks(int(count))
-        _add(totals, qid, counts)
-    medians: dict[int, Any] = dict(session.execute(median_statement(only)).all())
+    ids, totals, picks = _Choices(), dict[int, list[float]](), dict[tuple[int, int], int]()
+    for qid, chosen, right, count in session.execute(statement):
+        _add(totals, qid, (count, count if right else 0))
+        for cid in ids(chosen):
+            picks[(qid, cid)] = picks.get((qid, cid), 0) + count
+    times: dict[int, dict[float, int]] = {}
+    for qid, seconds, count in session.execute(times_statement(only)):
+        times.setdefault(qid, {})[float(seconds)] = count
     found = {
-        qid: Sums(int(n), int(right), median_seconds=_seconds(medians.get(qid)))
+        qid: Sums(int(n), int(right), median_seconds=median(times.get(qid, {})))
         for qid, (n, right, *_) in totals.items()
     }
-    return Tally(found, picks)
+    return Tally(found, {key: Picks(n) for key, n in picks.items()})
 
 
-def _seconds(value: Any) -> float | None:
-    return None if value is None else float(value)
+def median(counts: dict[float, int]) -> float | None:
+    """The median of values given with how often each occurs: the middle value, or the mean
+    of the two middle values; None without any."""
+    n = sum(counts.values())
+    if not n:
+        return None
+    middle, found, seen = ((n - 1) // 2, n // 2), list[float](), 0
+    for value in sorted(counts):
+        seen += counts[value]  # the values ranked below `seen` are known
+        while len(found) < 2 and middle[len(found)] < seen:
+            found.append(value)
+        if len(found) == 2:
+            break
+    return (found[0] + found[1]) / 2
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,23 @@
 """Item statistics against a reference computed here with numpy, on a planted data set."""
 
+import random
+from collections import Counter
+from datetime import timedelta
+
 import numpy as np
 import pytest
+from sqlalchemy import insert
 
+from app.accounts.models import User
+from app.content.blueprints import ExamBlueprint
+from app.exams import answers
+from app.exams import service as exams
 from app.items import service
 from app.items.errors import NotFound
-from app.items.queries import Sums
+from app.items.queries import Sums, median
+from app.progress.service import check_answer
 from app.items.service import ChoiceStat, ItemQuery, flags_for, point_biserial, safe_cell
-from tests.items.planted import KEYS, PRACTICE, Planted, plant
+from tests.items.planted import GRACE, KEYS, PRACTICE, START, Planted, plant
 
 LETTERS = "ABCD"
 
@@ -33,9 +43,9 @@ def _reference(planted: Planted, key: str) -> dict[str, object]:
     x = np.array([picks[key][i] == "A" for i in answered], dtype=float)
     y = scores[answered] - x
     r = float(np.corrcoef(x, y)[0, 1]) if x.std() > 0 and y.std() > 0 else None
-    # the stronger half: the n//2 highest rest scores, ties to the earlier attempt
-    order = sorted(range(len(answered)), key=lambda n: (-y[n], answered[n]))
-    stronger = [picks[key][answered[n]] for n in order[: len(answered) // 2]]
+    # the stronger half: the better half of the attempts by score, ties to the earlier one
+    strong = set(sorted(range(learners), key=lambda i: (-scores[i], i))[: learners // 2])
+    stronger = [picks[key][i] for i in answered if i in strong]
     chosen = [picks[key][i] for i in answered]
     return {
         "responses": len(answered),
@@ -130,6 +140,74 @@ def test_point_biserial_is_empty_when_either_side_is_constant():
     x, y = np.array([1, 0, 1, 0, 1.0]), np.array([4, 1, 3, 2, 2.0])
     sums = Sums(5, 3, y.sum(), (x * y).sum(), (y * y).sum())
     assert point_biserial(sums) == pytest.approx(np.corrcoef(x, y)[0, 1])
+
+
+def test_median_of_counted_values_matches_numpy():
+    rng = random.Random(7)
+    cases = [[4.0], [4.0, 8.0], [1.0, 1.0, 2.0, 9.0, 9.0], [3.0] * 7 + list(range(50))]
+    cases += [[float(rng.randint(0, 30)) for _ in range(rng.randint(1, 40))] for _ in range(200)]
+    for values in cases:
+        assert median(dict(Counter(values))) == pytest.approx(float(np.median(values))), values
+    assert median({}) is None
+
+
+def test_practice_times_are_counted_to_the_whole_second(db, planted):
+    with db.session_scope(write=True) as session:
+        user = User(username="timer", password_hash="-")
+        session.add(user)
+        session.flush()
+        qid, key = planted.question_ids["steady"], planted.choice_ids["steady"]["A"]
+        for n, seconds in enumerate((3.4, 3.6, 10.2, 4.49)):
+            at = START + timedelta(days=2, minutes=n)
+            check_answer(session, user.id, qid, [key], at, seconds)
+    with db.session_scope() as session:
+        (item,) = service.statistics(session, qid)
+    assert item.practice.median_seconds == 4.0  # of 3, 4, 4 and 10
+
+
+def test_the_stronger_half_is_ranked_within_each_exam(db, planted):
+    """Two people sit a second exam and both answer "steady" with B: one is the stronger half
+    of that exam's two attempts, whatever the sixty attempts of the planted exam scored."""
+    qid, cid = planted.question_ids["steady"], planted.choice_ids["steady"]
+    with db.session_scope(write=True) as session:
+        blueprint = ExamBlueprint(slug="second", title="Second", question_count=2, pass_mark=50)
+        session.add(blueprint)
+        session.flush()
+        users = session.scalars(
+            insert(User).returning(User.id),
+            [{"username": f"sitter{n}", "password_hash": "-"} for n in range(2)],
+        ).all()
+        spec = exams.ExamSpec(
+            title="Second",
+            question_ids=(qid, planted.question_ids["easy"]),
+            count=2,
+            time_limit_s=None,
+            pass_mark=50,
+            mode="exam",
+            shuffle_questions=False,
+            shuffle_choices=False,
+        )
+        for n, user_id in enumerate(users):
+            now = START + timedelta(days=3, minutes=n)
+            started = exams.start(
+                session, user_id, spec, f"exam:{blueprint.id}", now, GRACE,
+                random.Random(n), blueprint_id=blueprint.id,
+            )  # fmt: skip
+            answers.save_answer(session, started.attempt_id, user_id, 1, [cid["B"]], now, GRACE)
+            easy = planted.choice_ids["easy"]["A" if n == 0 else "B"]  # the first scores 50%
+            answers.save_answer(session, started.attempt_id, user_id, 2, [easy], now, GRACE)
+            exams.submit(session, started.attempt_id, user_id, now, GRACE)
+    with db.session_scope() as session:
+        (item,) = service.statistics(session, qid)
+    before = next(c for c in _reference_choices(planted, "steady") if c[0] == "B")[1]
+    picks_b = next(c for c in item.exam.choices if c.position == 2)
+    assert picks_b.stronger_picks == before + 1
+
+
+def _reference_choices(planted: Planted, key: str) -> list[tuple[str, int]]:
+    stronger = _reference(planted, key)["stronger"]
+    assert isinstance(stronger, list)
+    return list(zip(LETTERS, stronger, strict=True))
 
 
 def test_one_question_and_a_missing_one(db, planted):
