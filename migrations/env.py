@@ -3,8 +3,8 @@
 from alembic import context
 
 from app.db import UTCDateTime, make_engine
-from app.models import Base
 from app.items.queries import SQLITE_INDEXES
+from app.models import Base
 from app.search.models import is_index_table
 
 config = context.config

@@ -43,8 +43,8 @@ FLAGS = {
         Flag(
             "wrong-key",
             "Possibly wrong key",
-            "Among the stronger half of the exam takers (by their score on the rest of the "
-            "exam), a wrong choice was picked more often than the right one. Check the key.",
+            "Among the stronger half of the exam takers (by their score on the exam), a "
+            "wrong choice was picked more often than the right one. Check the key.",
         ),
         Flag(
             "too-easy",

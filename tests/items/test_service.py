@@ -15,8 +15,8 @@ from app.exams import service as exams
 from app.items import service
 from app.items.errors import NotFound
 from app.items.queries import Sums, median
-from app.progress.service import check_answer
 from app.items.service import ChoiceStat, ItemQuery, flags_for, point_biserial, safe_cell
+from app.progress.service import check_answer
 from tests.items.planted import GRACE, KEYS, PRACTICE, START, Planted, plant
 
 LETTERS = "ABCD"
