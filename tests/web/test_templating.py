@@ -1,9 +1,11 @@
 """Whole pages kept per read model: each person still sees their own header and messages."""
 
+import re
+
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
+from app.config import PROJECT_ROOT, Settings
 from app.main import create_app
 from tests.factories import import_file, log_in, question_id
 
@@ -115,3 +117,15 @@ def test_counts_read_as_words_with_thousands_set_apart(n, shown):
 
     macro = '{% from "components/macros.html" import plural %}{{ plural(n, "question") }}'
     assert templates.env.from_string(macro).render(n=n) == shown
+
+
+def test_every_scrolling_table_can_be_reached_and_named_from_the_keyboard():
+    """A table wider than the screen scrolls in its own box: a keyboard user can only scroll
+    it if the box takes focus, and a screen reader names the box it lands on."""
+    wrappers = []
+    for page in (PROJECT_ROOT / "templates").rglob("*.html"):
+        for tag in re.findall(r"<div[^>]*\btable-scroll\b[^>]*>", page.read_text()):
+            wrappers.append(tag)
+            assert 'tabindex="0"' in tag and 'role="region"' in tag, (page.name, tag)
+            assert "aria-labelledby=" in tag or "aria-label=" in tag, (page.name, tag)
+    assert len(wrappers) >= 7
