@@ -12,13 +12,16 @@ than the table.
 
 The stronger half of an exam's takers is ranked over attempts, not answers: the better half
 of the closed attempts of the same exam (one blueprint; custom exams together) by percent,
-ties to the earlier attempt; a first small statement finds where each exam's half ends. Practice times are counted to the whole second, and the median
-is read from those counts. The few divisions and the square root are left to Python.
+ties to the earlier attempt; a first small statement finds where each exam's half ends.
+Practice times are counted to the whole second, and the median is read from those counts.
+The few divisions and the square root are left to Python.
 """
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -91,7 +94,8 @@ _CLOSED = _ATTEMPT.c.status.in_(CLOSED)
 
 def cuts_statement() -> Select[Any]:
     """Per exam (blueprint; custom exams together): the percent and id of the last attempt
-    of its stronger half, the floor(n/2) best of its n closed attempts. None with one."""
+    of its stronger half, the floor(n/2) best of its n closed attempts (no row for an exam
+    with a single attempt: it has no stronger half)."""
     exam = _ATTEMPT.c.blueprint_id
     ranked = (
         select(
@@ -178,16 +182,9 @@ def times_statement(only: int | None = None) -> Select[Any]:
     )
 
 
-class _Choices:
-    """Read each distinct stored choice list once."""
-
-    def __init__(self) -> None:
-        self.read: dict[str, tuple[int, ...]] = {}
-
-    def __call__(self, stored: str) -> tuple[int, ...]:
-        if stored not in self.read:
-            self.read[stored] = tuple(int(n) for n in json.loads(stored))
-        return self.read[stored]
+def _ids(stored: str) -> tuple[int, ...]:
+    """The choice ids of a stored list (each tally reads every distinct list once)."""
+    return tuple(int(n) for n in json.loads(stored))
 
 
 def _add(totals: dict[int, list[float]], qid: int, values: Iterable[Any]) -> None:
@@ -196,25 +193,21 @@ def _add(totals: dict[int, list[float]], qid: int, values: Iterable[Any]) -> Non
         found[n] += float(value or 0)
 
 
-def _pick(picks: dict[tuple[int, int], list[int]], key: tuple[int, int], n: int, s: int) -> None:
-    found = picks.setdefault(key, [0, 0])
-    found[0] += n
-    found[1] += s
-
-
 def exam_tally(session: Session, only: int | None = None) -> Tally:
     """Count the exam responses of every question (or of one), and each choice's picks."""
     cuts = [(exam, percent, last) for exam, percent, last in session.execute(cuts_statement())]
     statement = exam_statement(session.get_bind().dialect.name, cuts, only)
-    ids, totals, picks = _Choices(), dict[int, list[float]](), dict[tuple[int, int], list[int]]()
+    ids, totals = cache(_ids), dict[int, list[float]]()
+    picks, stronger_picks = Counter[tuple[int, int]](), Counter[tuple[int, int]]()
     for qid, chosen, right, count, stronger, rest, squares in session.execute(statement):
         x = 1 if right else 0
         _add(totals, qid, (count, x * count, rest, x * rest, squares))
         for cid in ids(chosen):
-            _pick(picks, (qid, cid), count, int(stronger or 0))
+            picks[(qid, cid)] += count
+            stronger_picks[(qid, cid)] += int(stronger or 0)
     return Tally(
         {qid: Sums(int(n), int(x), y, xy, yy) for qid, (n, x, y, xy, yy) in totals.items()},
-        {key: Picks(n, s) for key, (n, s) in picks.items()},
+        {key: Picks(n, stronger_picks[key]) for key, n in picks.items()},
     )
 
 
@@ -222,11 +215,11 @@ def practice_tally(session: Session, only: int | None = None) -> Tally:
     """Count the practice answers of every question (or of one), each choice's picks, and
     the median time of the timed ones."""
     statement = practice_statement(session.get_bind().dialect.name, only)
-    ids, totals, picks = _Choices(), dict[int, list[float]](), dict[tuple[int, int], int]()
+    ids, totals, picks = cache(_ids), dict[int, list[float]](), Counter[tuple[int, int]]()
     for qid, chosen, right, count in session.execute(statement):
         _add(totals, qid, (count, count if right else 0))
         for cid in ids(chosen):
-            picks[(qid, cid)] = picks.get((qid, cid), 0) + count
+            picks[(qid, cid)] += count
     times: dict[int, dict[float, int]] = {}
     for qid, seconds, count in session.execute(times_statement(only)):
         times.setdefault(qid, {})[float(seconds)] = count
