@@ -80,13 +80,9 @@ async def list_exams(db: DatabaseDep, viewer: CurrentViewer) -> Any:
 )
 async def start_exam(request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep) -> Any:
     """Start an attempt at an exam (201), or return the caller's open one (200)."""
+    drawn = await db.read(service.blueprint_paper, slug)
     started = await db.write(
-        service.start_attempt,
-        user_id=viewer.id,
-        slug=slug,
-        now=now_of(request),
-        grace=grace_of(request),
-        quota=quota_of(request),
+        service.sit, viewer.id, drawn, now_of(request), grace_of(request), quota=quota_of(request)
     )
     attempt, nav = await db.read(queries.header_and_marks, started.attempt_id, viewer.id)
     out = AttemptOut.model_validate(_attempt_out(attempt, nav, request))

@@ -12,7 +12,7 @@ from app.content.queries import topic_subtrees
 from app.exams.errors import InvalidExamSpec
 from app.exams.models import Attempt, AttemptItem
 from app.exams.sampling import ordered_question_ids
-from app.exams.service import ExamSpec, Quota, Started, start
+from app.exams.service import ExamSpec, Paper, Quota, Started, paper, sit
 from app.progress.models import PracticeAnswer
 
 MAX_QUESTIONS = 200
@@ -104,6 +104,13 @@ def _wrong(session: Session, user_id: int) -> set[int]:
     return set(session.scalars(union(practised, sat)))
 
 
+def custom_paper(
+    session: Session, user_id: int, request: CustomExam, rng: random.Random | None = None
+) -> Paper:
+    """Draw a learner's custom exam (a read: starting it is `service.sit`)."""
+    return paper(session, custom_spec(session, user_id, request), None, rng)
+
+
 def start_custom(
     session: Session,
     user_id: int,
@@ -114,6 +121,6 @@ def start_custom(
     *,
     quota: Quota | None = None,
 ) -> Started:
-    """Build and start a learner's custom exam, within their quota."""
-    spec = custom_spec(session, user_id, request)
-    return start(session, user_id, spec, None, now, grace, rng, quota=quota)
+    """Build and start a learner's custom exam, within their quota (in one session)."""
+    drawn = custom_paper(session, user_id, request, rng)
+    return sit(session, user_id, drawn, now, grace, quota=quota)

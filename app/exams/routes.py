@@ -14,7 +14,7 @@ from app.accounts.dependencies import CurrentViewer, RequiredViewer, load_viewer
 from app.accounts.service import Viewer
 from app.content.dependencies import PageNumber, Slug
 from app.exams import allowances, answers, queries, service
-from app.exams.custom import CustomExam, start_custom
+from app.exams.custom import CustomExam, custom_paper
 from app.exams.dependencies import (
     AttemptId,
     OwnedAttempt,
@@ -113,12 +113,13 @@ async def start_custom_exam(
             only_wrong=only_wrong is not None,
             only_unseen=only_unseen is not None,
         )
+        drawn = await db.read(custom_paper, viewer.id, wanted)
         started = await db.write(
-            start_custom,
-            user_id=viewer.id,
-            request=wanted,
-            now=now_of(request),
-            grace=grace_of(request),
+            service.sit,
+            viewer.id,
+            drawn,
+            now_of(request),
+            grace_of(request),
             quota=quota_of(request),
         )
     except (InvalidExamSpec, QuotaReached) as exc:
@@ -138,13 +139,14 @@ async def start_exam(
     request: Request, slug: Slug, viewer: RequiredViewer, db: DatabaseDep
 ) -> Response:
     """Start an exam, or resume the open attempt at it."""
+    drawn = await db.read(service.blueprint_paper, slug)
     try:
         started = await db.write(
-            service.start_attempt,
-            user_id=viewer.id,
-            slug=slug,
-            now=now_of(request),
-            grace=grace_of(request),
+            service.sit,
+            viewer.id,
+            drawn,
+            now_of(request),
+            grace_of(request),
             quota=quota_of(request),
         )
     except QuotaReached as exc:

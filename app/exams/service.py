@@ -1,4 +1,5 @@
-"""Exam rules: start (sample, shuffle, snapshot, fix the deadline), submit, finalise.
+"""Exam rules: draw a paper (sample, shuffle, snapshot), sit it (fix the deadline), submit,
+finalise.
 
 Services add and flush; the request commits. Every rule about time takes `now`, so the
 clock is the server's and tests move it by hand. Finalising is one conditional UPDATE
@@ -77,6 +78,46 @@ def _due(attempt: Attempt, now: datetime, grace: timedelta) -> bool:
     return attempt.deadline_at is not None and now > attempt.deadline_at + grace
 
 
+@dataclass(frozen=True)
+class Paper:
+    """An exam drawn for one sitting: its rules, its slot and its questions as copied.
+
+    Drawing reads the content (the pool, the questions, their choices and links) and writes
+    nothing, so a request draws in a read and only the sitting itself is a write: the one
+    writer spends no time on the content.
+    """
+
+    spec: ExamSpec
+    slot: str | None  # one open attempt per slot; custom exams have none
+    blueprint_id: int | None
+    questions: list[tuple[int, dict[str, Any]]]  # question id and snapshot, in order
+
+
+def blueprint_paper(session: Session, slug: str, rng: random.Random | None = None) -> Paper:
+    """Draw a blueprint's exam."""
+    blueprint = session.scalars(
+        select(ExamBlueprint).where(ExamBlueprint.slug == slug)
+    ).one_or_none()
+    if blueprint is None:
+        raise NotFound(f"There is no exam called “{slug}”.")
+    spec = sampling.blueprint_spec(session, blueprint)
+    return paper(session, spec, f"exam:{blueprint.id}", rng, blueprint_id=blueprint.id)
+
+
+def paper(
+    session: Session,
+    spec: ExamSpec,
+    slot: str | None,
+    rng: random.Random | None = None,
+    *,
+    blueprint_id: int | None = None,
+) -> Paper:
+    """Draw an exam from a spec: sample its questions and copy them as they are now."""
+    rng = rng or random.Random()
+    drawn = sampling.snapshots(session, sampling.draw(spec, rng), spec.shuffle_choices, rng)
+    return Paper(spec, slot, blueprint_id, drawn)
+
+
 def start_attempt(
     session: Session,
     user_id: int,
@@ -87,23 +128,8 @@ def start_attempt(
     *,
     quota: Quota | None = None,
 ) -> Started:
-    """Start a blueprint's exam, or resume the learner's open attempt at it."""
-    blueprint = session.scalars(
-        select(ExamBlueprint).where(ExamBlueprint.slug == slug)
-    ).one_or_none()
-    if blueprint is None:
-        raise NotFound(f"There is no exam called “{slug}”.")
-    return start(
-        session,
-        user_id,
-        sampling.blueprint_spec(session, blueprint),
-        f"exam:{blueprint.id}",
-        now,
-        grace,
-        rng,
-        blueprint_id=blueprint.id,
-        quota=quota,
-    )
+    """Start a blueprint's exam, or resume the learner's open attempt at it (in one session)."""
+    return sit(session, user_id, blueprint_paper(session, slug, rng), now, grace, quota=quota)
 
 
 def start(
@@ -118,11 +144,27 @@ def start(
     blueprint_id: int | None = None,
     quota: Quota | None = None,
 ) -> Started:
-    """Start an attempt in a slot (one open attempt each), or resume the one open there.
+    """Draw and sit an exam in one session (the command line and tests)."""
+    drawn = paper(session, spec, slot, rng, blueprint_id=blueprint_id)
+    return sit(session, user_id, drawn, now, grace, quota=quota)
+
+
+def sit(
+    session: Session,
+    user_id: int,
+    drawn: Paper,
+    now: datetime,
+    grace: timedelta,
+    *,
+    quota: Quota | None = None,
+) -> Started:
+    """Start an attempt at a drawn exam in its slot (one open attempt each), or resume the
+    one open there, leaving the paper unused.
 
     Custom exams have no slot: a learner may keep several open, up to the quota. A new
     attempt (never a resumed one) counts against the quota; None (the CLI, tests) has none.
     """
+    slot, spec = drawn.slot, drawn.spec
     existing = _open_in_slot(session, user_id, slot) if slot is not None else None
     if existing is not None and finalise_if_due(session, existing, now, grace):
         existing = None
@@ -130,22 +172,19 @@ def start(
         return Started(existing.id, resumed=True)
     if quota is not None:
         _check_quota(session, user_id, quota, now, grace, custom=slot is None)
-    rng = rng or random.Random()
-    question_ids = sampling.draw(spec, rng)
     attempt = {
         "user_id": user_id,
-        "blueprint_id": blueprint_id,
+        "blueprint_id": drawn.blueprint_id,
         "open_slot": slot,
         "title": spec.title,
         "mode": spec.mode,
         "status": "open",
         "pass_mark": spec.pass_mark,
         "partial_credit": spec.partial_credit,
-        "question_count": len(question_ids),
+        "question_count": len(drawn.questions),
         "started_at": now,
         "deadline_at": _deadline(session, user_id, spec, now),
     }
-    drawn = sampling.snapshots(session, question_ids, spec.shuffle_choices, rng)
     try:
         with session.begin_nested():  # a second tab may have started the same exam meanwhile
             attempt_id = session.execute(
@@ -162,7 +201,7 @@ def start(
                         "selected_ids": [],
                         "flagged": False,
                     }
-                    for n, (qid, snapshot) in enumerate(drawn, start=1)
+                    for n, (qid, snapshot) in enumerate(drawn.questions, start=1)
                 ],
             )
     except IntegrityError:

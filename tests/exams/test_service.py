@@ -1,11 +1,12 @@
 """Exam rules with a hand-moved clock: start, resume, save, deadlines, finalising once."""
 
 import random
+import re
 import threading
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 
 from app.content.models import Choice, Question
 from app.exams import answers, sampling, service
@@ -14,7 +15,9 @@ from app.exams.grading import grade_item
 from app.exams.models import Attempt, AttemptItem
 from tests.exams.conftest import EXAM, GRACE, START
 from tests.exams.helpers import answer, attempt, items, right_and_wrong, start
-from tests.factories import count_rows
+from tests.factories import CONTENT_TABLES, count_rows
+
+CONTENT_TABLE_NAMES = {table.name for table in CONTENT_TABLES}
 
 
 def test_start_snapshots_every_question_and_fixes_the_deadline(seeded, learner):
@@ -29,6 +32,44 @@ def test_start_snapshots_every_question_and_fixes_the_deadline(seeded, learner):
     for item in shown:
         assert item.snapshot["stem_html"] and item.snapshot["correct_ids"]
         assert len(item.snapshot["choices"]) >= 2
+
+
+def test_sitting_a_drawn_paper_writes_the_attempt_and_reads_none_of_the_content(seeded, learner):
+    """The questions are read and copied when the paper is drawn, in a read; the write that
+    starts the attempt touches the learner's own rows only, so the one writer spends no time
+    on the content."""
+    with seeded.session_scope() as session:
+        drawn = service.blueprint_paper(session, EXAM, random.Random(3))
+    statements: list[str] = []
+
+    def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(seeded.engine, "before_cursor_execute", record)
+    try:
+        with seeded.session_scope(write=True) as session:
+            started = service.sit(session, learner, drawn, START, GRACE)
+    finally:
+        event.remove(seeded.engine, "before_cursor_execute", record)
+    named = {
+        name.strip('"')
+        for statement in statements
+        for name in re.findall(r'(?:FROM|JOIN|INTO|UPDATE)\s+("?\w+"?)', statement)
+    }
+    assert named and not named & CONTENT_TABLE_NAMES, named
+    shown = items(seeded, started.attempt_id)
+    assert [(i.question_id, i.snapshot) for i in shown] == drawn.questions
+    assert not started.resumed
+
+
+def test_a_drawn_paper_is_left_unused_when_the_exam_is_open_already(seeded, learner):
+    first = start(seeded, learner)
+    with seeded.session_scope() as session:
+        drawn = service.blueprint_paper(session, EXAM)
+    with seeded.session_scope(write=True) as session:
+        again = service.sit(session, learner, drawn, START + timedelta(minutes=3), GRACE)
+    assert again == service.Started(first, resumed=True)
+    assert count_rows(seeded, Attempt) == 1 and count_rows(seeded, AttemptItem) == 7
 
 
 def test_starting_again_resumes_the_open_attempt(seeded, learner):
