@@ -27,12 +27,12 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from app.config import PROJECT_ROOT
-from app.db import Database
-
-# run as `python bench/exam_day.py`: `bench` is found there
-sys.path.insert(0, str(PROJECT_ROOT))
-from bench.exam_check import (
+# The checkout this file is in, first on the path: with a second checkout sharing the first's
+# environment, its editable install would otherwise load the first checkout's `app`.
+CHECKOUT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(CHECKOUT))
+from app.db import Database  # noqa: E402
+from bench.exam_check import (  # noqa: E402
     Ack,
     Stat,
     finalisation_problems,
@@ -42,9 +42,9 @@ from bench.exam_check import (
     stored_answers,
     stored_attempts,
 )
-from bench.learners import PASSWORD, learner_names
-from bench.results import replace_section
-from bench.run import (
+from bench.learners import PASSWORD, learner_names  # noqa: E402
+from bench.results import replace_section  # noqa: E402
+from bench.run import (  # noqa: E402
     RESULTS_FILE,
     ROOT,
     busy_warning,
@@ -53,7 +53,7 @@ from bench.run import (
     free_port,
     seed_database,
 )
-from bench.run import wait_healthy as wait_until_healthy
+from bench.run import wait_healthy as wait_until_healthy  # noqa: E402
 
 EXAM = "tensorrt-practice-exam"
 PREFIX = "examday"
@@ -132,6 +132,7 @@ def serving(
     command = serve_command(port, workers)
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYHALL_")}
     env["STUDYHALL_DATABASE_URL"] = url
+    env["PYTHONPATH"] = str(CHECKOUT)  # serve this checkout's code, whatever the environment
     log = folder / "server.log"
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out)
