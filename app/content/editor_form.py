@@ -67,7 +67,12 @@ def read_form(
     )
     action = field("action") or "save"
     q = " ".join(field("q").split())
-    added = field("section").strip() or q
+    chosen = field("section").strip()
+    if action == "save" and q and not chosen and "#" not in q:
+        # Enter in the search box (or Save with words typed there, no section chosen): the
+        # words are a search, never a section, so search rather than refuse the save
+        action = "find-link"
+    added = chosen or q
     if action in ("save", "add-link") and added:
         draft.notes = list(dict.fromkeys([*(draft.notes or []), added]))
     opened = whole_number(field("opened"), 0, INT32_MAX)

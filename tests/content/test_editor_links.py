@@ -87,6 +87,18 @@ def test_without_javascript_find_lists_sections_and_a_save_adds_the_chosen(user_
     assert "Guide — Structured sparsity" in page.text
 
 
+def test_enter_in_the_search_box_searches_and_saves_nothing(user_client, db, qid):
+    """Enter submits the form with its first button, Save: words typed in the search box
+    name no section, so they are searched for and the rest of the form is kept as typed."""
+    author = user_client("ann", role="author")
+    response = _save(author, qid, q="spars", explanation="Edited, not saved yet.")
+    assert response.status_code == 200
+    radios = [t["value"] for t in tags(response.text, "input") if t.get("name") == "section"]
+    assert radios == ["guide#structured-sparsity"]
+    assert "Edited, not saved yet." in response.text
+    assert _revisions(db, qid) == 1 and _explicit(db, qid) == {"calibration"}
+
+
 def test_a_section_typed_as_note_and_anchor_is_added(user_client, db, qid):
     author = user_client("ann", role="author")
     assert _save(author, qid, q="guide#structured-sparsity").status_code == 303
