@@ -2,7 +2,6 @@
 
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
 from sqlalchemy import select, union
 from sqlalchemy.orm import Session
@@ -12,7 +11,7 @@ from app.content.queries import topic_subtrees
 from app.exams.errors import InvalidExamSpec
 from app.exams.models import Attempt, AttemptItem
 from app.exams.sampling import ordered_question_ids
-from app.exams.service import ExamSpec, Paper, Quota, Started, paper, sit
+from app.exams.service import ExamSpec, Paper, paper
 from app.progress.models import PracticeAnswer
 
 MAX_QUESTIONS = 200
@@ -108,19 +107,4 @@ def custom_paper(
     session: Session, user_id: int, request: CustomExam, rng: random.Random | None = None
 ) -> Paper:
     """Draw a learner's custom exam (a read: starting it is `service.sit`)."""
-    return paper(session, custom_spec(session, user_id, request), None, rng)
-
-
-def start_custom(
-    session: Session,
-    user_id: int,
-    request: CustomExam,
-    now: datetime,
-    grace: timedelta,
-    rng: random.Random | None = None,
-    *,
-    quota: Quota | None = None,
-) -> Started:
-    """Build and start a learner's custom exam, within their quota (in one session)."""
-    drawn = custom_paper(session, user_id, request, rng)
-    return sit(session, user_id, drawn, now, grace, quota=quota)
+    return paper(session, custom_spec(session, user_id, request), rng)

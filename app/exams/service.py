@@ -80,17 +80,22 @@ def _due(attempt: Attempt, now: datetime, grace: timedelta) -> bool:
 
 @dataclass(frozen=True)
 class Paper:
-    """An exam drawn for one sitting: its rules, its slot and its questions as copied.
+    """An exam drawn for one sitting: its rules, its blueprint and its questions as copied.
 
     Drawing reads the content (the pool, the questions, their choices and links) and writes
     nothing, so a request draws in a read and only the sitting itself is a write: the one
-    writer spends no time on the content.
+    writer spends no time on the content. The command line and tests draw and sit in one
+    session: `sit(session, ..., blueprint_paper(session, slug), ...)`.
     """
 
     spec: ExamSpec
-    slot: str | None  # one open attempt per slot; custom exams have none
-    blueprint_id: int | None
+    blueprint_id: int | None  # None: a custom exam
     questions: list[tuple[int, dict[str, Any]]]  # question id and snapshot, in order
+
+    @property
+    def slot(self) -> str | None:
+        """One open attempt per catalogue exam; custom exams have no slot."""
+        return f"exam:{self.blueprint_id}" if self.blueprint_id is not None else None
 
 
 def blueprint_paper(session: Session, slug: str, rng: random.Random | None = None) -> Paper:
@@ -101,13 +106,12 @@ def blueprint_paper(session: Session, slug: str, rng: random.Random | None = Non
     if blueprint is None:
         raise NotFound(f"There is no exam called “{slug}”.")
     spec = sampling.blueprint_spec(session, blueprint)
-    return paper(session, spec, f"exam:{blueprint.id}", rng, blueprint_id=blueprint.id)
+    return paper(session, spec, rng, blueprint_id=blueprint.id)
 
 
 def paper(
     session: Session,
     spec: ExamSpec,
-    slot: str | None,
     rng: random.Random | None = None,
     *,
     blueprint_id: int | None = None,
@@ -115,38 +119,7 @@ def paper(
     """Draw an exam from a spec: sample its questions and copy them as they are now."""
     rng = rng or random.Random()
     drawn = sampling.snapshots(session, sampling.draw(spec, rng), spec.shuffle_choices, rng)
-    return Paper(spec, slot, blueprint_id, drawn)
-
-
-def start_attempt(
-    session: Session,
-    user_id: int,
-    slug: str,
-    now: datetime,
-    grace: timedelta,
-    rng: random.Random | None = None,
-    *,
-    quota: Quota | None = None,
-) -> Started:
-    """Start a blueprint's exam, or resume the learner's open attempt at it (in one session)."""
-    return sit(session, user_id, blueprint_paper(session, slug, rng), now, grace, quota=quota)
-
-
-def start(
-    session: Session,
-    user_id: int,
-    spec: ExamSpec,
-    slot: str | None,
-    now: datetime,
-    grace: timedelta,
-    rng: random.Random | None = None,
-    *,
-    blueprint_id: int | None = None,
-    quota: Quota | None = None,
-) -> Started:
-    """Draw and sit an exam in one session (the command line and tests)."""
-    drawn = paper(session, spec, slot, rng, blueprint_id=blueprint_id)
-    return sit(session, user_id, drawn, now, grace, quota=quota)
+    return Paper(spec, blueprint_id, drawn)
 
 
 def sit(

@@ -160,9 +160,8 @@ def test_the_full_mock_exam_draws_fifty_questions_weighted_by_subtopic_half_of_t
     learner = make_user("ann").id
     for seed in range(3):
         with shipped.session_scope(write=True) as session:
-            started = service.start_attempt(
-                session, learner, "tensorrt-mock-exam", START, GRACE, random.Random(seed)
-            )
+            drawn = service.blueprint_paper(session, "tensorrt-mock-exam", random.Random(seed))
+            started = service.sit(session, learner, drawn, START, GRACE)
             attempt = session.get(Attempt, started.attempt_id)
             drawn = session.scalars(
                 select(AttemptItem).where(AttemptItem.attempt_id == started.attempt_id)

@@ -181,9 +181,8 @@ def _realistic_history(database_url: str, username: str) -> None:
         for day, share in ((18, 0.3), (12, 0.5), (6, 0.6), (2, 0.8)):
             started = now - timedelta(days=day)
             with db.session_scope(write=True) as session:
-                attempt_id = exams.start_attempt(
-                    session, user_id, "tensorrt-practice-exam", started, grace, rng
-                ).attempt_id
+                drawn = exams.blueprint_paper(session, "tensorrt-practice-exam", rng)
+                attempt_id = exams.sit(session, user_id, drawn, started, grace).attempt_id
             from app.exams.models import AttemptItem
 
             with db.session_scope(write=True) as session:

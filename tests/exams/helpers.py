@@ -14,9 +14,8 @@ from tests.exams.conftest import EXAM, GRACE, START
 
 def start(db: Database, user_id: int, now: datetime = START, slug: str = EXAM) -> int:
     with db.session_scope(write=True) as session:
-        return service.start_attempt(
-            session, user_id, slug, now, GRACE, random.Random(7)
-        ).attempt_id
+        drawn = service.blueprint_paper(session, slug, random.Random(7))
+        return service.sit(session, user_id, drawn, now, GRACE).attempt_id
 
 
 def attempt(db: Database, attempt_id: int) -> Attempt:

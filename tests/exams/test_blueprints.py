@@ -134,9 +134,8 @@ def test_a_50_question_exam_draws_each_topic_its_weighted_share(db, make_user, w
     learner = make_user("ann").id
     for seed in range(3):
         with db.session_scope(write=True) as session:
-            started = service.start_attempt(
-                session, learner, "weighted", START, GRACE, random.Random(seed)
-            )
+            drawn = service.blueprint_paper(session, "weighted", random.Random(seed))
+            started = service.sit(session, learner, drawn, START, GRACE)
             drawn = session.scalars(
                 select(AttemptItem).where(AttemptItem.attempt_id == started.attempt_id)
             ).all()

@@ -5,7 +5,8 @@ from datetime import timedelta
 import pytest
 
 from app.db import utcnow
-from app.exams.custom import CustomExam, start_custom
+from app.exams import service
+from app.exams.custom import CustomExam, custom_paper
 from app.exams.errors import InvalidExamSpec
 from tests.exams.conftest import GRACE, START
 from tests.exams.helpers import attempt, items, right_and_wrong
@@ -18,7 +19,8 @@ ROOT = "inference-optimization-tensorrt"
 def start(db, user_id, **fields):  # type: ignore[no-untyped-def]
     wanted = CustomExam(**{"topics": (ROOT,), "count": 5, "minutes": 0, **fields})
     with db.session_scope(write=True) as session:
-        return start_custom(session, user_id, wanted, START, GRACE).attempt_id
+        drawn = custom_paper(session, user_id, wanted)
+        return service.sit(session, user_id, drawn, START, GRACE).attempt_id
 
 
 def test_a_custom_exam_draws_from_a_topic_and_its_subtopics(seeded, learner):

@@ -9,7 +9,7 @@ from sqlalchemy import create_engine, text
 
 from app.config import Settings
 from app.exams import service
-from app.exams.custom import CustomExam, start_custom
+from app.exams.custom import CustomExam, custom_paper
 from app.exams.errors import QuotaReached
 from app.exams.models import Attempt, AttemptItem
 from app.exams.sweep import sweep_once
@@ -38,12 +38,14 @@ def settings(db_url: str) -> Settings:
 def custom(db, user_id, now=START, minutes=0):  # type: ignore[no-untyped-def]
     wanted = CustomExam(topics=(ROOT,), count=5, minutes=minutes)
     with db.session_scope(write=True) as session:
-        return start_custom(session, user_id, wanted, now, GRACE, quota=QUOTA).attempt_id
+        drawn = custom_paper(session, user_id, wanted)
+        return service.sit(session, user_id, drawn, now, GRACE, quota=QUOTA).attempt_id
 
 
 def fixed(db, user_id, now=START):  # type: ignore[no-untyped-def]
     with db.session_scope(write=True) as session:
-        return service.start_attempt(session, user_id, EXAM, now, GRACE, quota=QUOTA).attempt_id
+        drawn = service.blueprint_paper(session, EXAM)
+        return service.sit(session, user_id, drawn, now, GRACE, quota=QUOTA).attempt_id
 
 
 def written(db) -> tuple[int, int]:  # type: ignore[no-untyped-def]
@@ -183,7 +185,8 @@ def test_two_starts_at_once_count_each_other(seeded, learner):
     watcher = create_engine(seeded.url)
     wanted = CustomExam(topics=(ROOT,), count=5, minutes=0)
     with seeded.session_scope(write=True) as session:
-        start_custom(session, learner, wanted, START, GRACE, quota=QUOTA)
+        drawn = custom_paper(session, learner, wanted)
+        service.sit(session, learner, drawn, START, GRACE, quota=QUOTA)
         thread = threading.Thread(target=second)
         thread.start()
         while thread.is_alive() and not waiting_for_a_lock(watcher):

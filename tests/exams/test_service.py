@@ -288,9 +288,8 @@ def test_a_submit_grades_what_was_saved_earlier_in_the_same_transaction(seeded, 
     """SQLite's writer runs many requests in one session: a start, a save and a submit may
     share it, and grading must see the saved answer, not the items the start left in memory."""
     with seeded.session_scope(write=True) as session:
-        attempt_id = service.start_attempt(
-            session, learner, EXAM, START, GRACE, random.Random(7)
-        ).attempt_id
+        drawn = service.blueprint_paper(session, EXAM, random.Random(7))
+        attempt_id = service.sit(session, learner, drawn, START, GRACE).attempt_id
         first = session.scalars(
             select(AttemptItem).where(
                 AttemptItem.attempt_id == attempt_id, AttemptItem.position == 1

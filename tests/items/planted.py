@@ -94,7 +94,8 @@ def plant(db: Database, learners: int = LEARNERS) -> Planted:
             user = create_user(session, f"learner{i:03d}", PASSWORD)
             session.flush()
             now = START + timedelta(minutes=i)
-            attempt = service.start(session, user.id, spec, None, now, GRACE, random.Random(i))
+            drawn = service.paper(session, spec, random.Random(i))
+            attempt = service.sit(session, user.id, drawn, now, GRACE)
             for position, key in enumerate(KEYS, start=1):
                 letter = picked[key][i]
                 if letter is not None:

@@ -189,10 +189,8 @@ def test_the_stronger_half_is_ranked_within_each_exam(db, planted):
         )
         for n, user_id in enumerate(users):
             now = START + timedelta(days=3, minutes=n)
-            started = exams.start(
-                session, user_id, spec, f"exam:{blueprint.id}", now, GRACE,
-                random.Random(n), blueprint_id=blueprint.id,
-            )  # fmt: skip
+            drawn = exams.paper(session, spec, random.Random(n), blueprint_id=blueprint.id)
+            started = exams.sit(session, user_id, drawn, now, GRACE)
             answers.save_answer(session, started.attempt_id, user_id, 1, [cid["B"]], now, GRACE)
             easy = planted.choice_ids["easy"]["A" if n == 0 else "B"]  # the first scores 50%
             answers.save_answer(session, started.attempt_id, user_id, 2, [easy], now, GRACE)
